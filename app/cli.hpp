@@ -1,0 +1,27 @@
+// Sub-command registration for the rigsim executable. Each cli_*.cpp adds one sub-command to the
+// CLI11 app and returns the action to run once the command line has been parsed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace rigsim::app {
+
+using Action = std::function<int()>;
+
+/// Where a sub-command's output goes: stdout, or a file written whole (temporary file + rename),
+/// so a failure never leaves a half-written output file.
+void emit(const std::string& text, const std::string& output_path);
+
+/// Loads a layout JSON or NCCL topology XML file (chosen by extension).
+struct LayoutArg {
+  std::string path;
+};
+
+void add_topo(CLI::App& app, Action& action);
+void add_catalog(CLI::App& app, Action& action);
+void add_p2p(CLI::App& app, Action& action);
+void add_bench(CLI::App& app, Action& action);
+
+}  // namespace rigsim::app

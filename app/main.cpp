@@ -1,0 +1,58 @@
+// rigsim: what a multi-GPU box will do before you buy or build it. A thin main over the libraries:
+// it parses the command line, runs one sub-command, and turns errors into messages and exit codes.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli.hpp"
+#include "common/input.hpp"
+
+namespace rigsim::app {
+
+void emit(const std::string& text, const std::string& output_path) {
+  if (output_path.empty() || output_path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return;
+  }
+  const std::string tmp = output_path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(output_path, "", "cannot open for writing");
+    out << text;
+    out.close();
+    if (!out) {
+      std::filesystem::remove(tmp);
+      throw InputError(output_path, "", "write failed");
+    }
+  }
+  std::filesystem::rename(tmp, output_path);
+}
+
+}  // namespace rigsim::app
+
+int main(int argc, char** argv) {
+  CLI::App app{"rigsim: simulate a multi-GPU server before you buy or build it"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "rigsim 0.1.0");
+  rigsim::app::Action action;
+  rigsim::app::add_topo(app, action);
+  rigsim::app::add_catalog(app, action);
+  rigsim::app::add_p2p(app, action);
+  rigsim::app::add_bench(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    return action();
+  } catch (const rigsim::InputError& e) {
+    std::cerr << "rigsim: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "rigsim: error: " << e.what() << "\n";
+    return 1;
+  }
+}

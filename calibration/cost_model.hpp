@@ -1,0 +1,51 @@
+// The CostModel: every efficiency factor and latency the simulator applies on top of the topology's
+// wire rates. Built-in defaults cite their sources; a JSON profile can override any of them
+// (strict keys, JSON pointers in errors). Only depends on topology/.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/units.hpp"
+#include "topology/topology.hpp"
+
+namespace rigsim::calibration {
+
+struct CostModel {
+  // --- bandwidth efficiency: achievable / wire rate, per link class (0..1] ---
+  double pcie_efficiency = 0;          // large DMA copies over PCIe
+  double nvlink_efficiency = 0;        // NVLink payload efficiency
+  double inter_socket_efficiency = 0;  // applied to the topology's effective inter-socket rate
+  double chipset_efficiency = 0;       // DMI / chipset uplink
+  double memory_efficiency = 0;        // host DRAM achievable / theoretical
+  double network_efficiency = 0;       // NIC line rate -> payload
+
+  // --- latencies ---
+  Seconds pcie_hop_latency;      // per PCIe link crossed
+  Seconds switch_latency;        // per PCIe switch crossed (catalog value wins when present)
+  Seconds nvlink_hop_latency;    // per NVLink crossed
+  Seconds inter_socket_latency;  // QPI/UPI/xGMI crossing
+  Seconds p2p_latency;           // fixed per transfer, P2P transport
+  Seconds shm_latency;           // fixed per transfer, host-staged (SHM) transport
+  Seconds net_latency;           // fixed per transfer, network transport
+  Seconds host_copy_latency;     // cudaMemcpy launch + DMA setup
+
+  // --- NCCL-like per-step latencies (Simple protocol), reference nccl.md §d.5 ---
+  Seconds nccl_base_latency;        // per collective call
+  Seconds nccl_step_latency_nvlink; // per ring step when the ring is on NVLink
+  Seconds nccl_step_latency_pcie;   // per ring step on PCIe / SHM
+  Seconds nccl_step_latency_net;    // per ring step crossing the network
+
+  std::string source;  // "built-in defaults" or the profile file
+};
+
+/// Built-in defaults, each with its source in cost_model.cpp.
+CostModel default_cost_model();
+
+/// Reads a profile: any subset of the keys above (names as in JSON: e.g. "pcie_efficiency": 0.8,
+/// "p2p_latency": "1.3us"); unknown keys are errors with a suggestion.
+CostModel load_cost_model(const std::string& path);
+CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::string& file);
+nlohmann::json to_json(const CostModel& m);
+
+}  // namespace rigsim::calibration

@@ -1,0 +1,128 @@
+// Collective plans as pure values: NCCL's algorithms (reference nccl.md §d.4, §d.5) decomposed into
+// a DAG of Transfers (sim/transfers.hpp) that the executor runs. No SimGrid here: plans are built
+// and tested on their own.
+//
+// Two models of the same algorithm:
+//  - Step: every ring step (or tree / chain chunk) of every channel is a Transfer, with the data
+//    dependencies of NCCL's kernels. Exact for small collectives; costs C·L·K·n transfers for a ring.
+//  - Steady: the pipelined steady state of the same algorithm — one long flow per edge carrying
+//    all the bytes that edge moves, all concurrent, started after NCCL's latency term. Linear in n,
+//    and flows still share links in the simulation, so contention is kept.
+// `Auto` uses Step for small plans and Steady for large ones (CollectiveOptions).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibration/cost_model.hpp"
+#include "common/units.hpp"
+#include "sim/transfers.hpp"
+#include "topology/p2p.hpp"
+#include "topology/topology.hpp"
+
+namespace rigsim::sim {
+
+enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+enum class Algorithm { Ring, Tree, Pairwise };
+enum class PlanModel { Auto, Step, Steady };
+
+/// "all_reduce", "all_gather", ... (nccl-tests binary names without "_perf").
+std::string_view to_string(CollectiveOp op);
+std::string_view to_string(Algorithm a);
+std::string_view to_string(PlanModel m);
+std::optional<CollectiveOp> parse_collective(std::string_view name);
+std::optional<PlanModel> parse_plan_model(std::string_view name);
+/// Every op name, in declaration order (for help texts and suggestions).
+std::vector<std::string> collective_names();
+
+struct CollectiveOptions {
+  PlanModel model = PlanModel::Auto;
+  /// all_reduce only: force Ring or Tree like NCCL_ALGO; nullopt: NCCL's tuning-model choice
+  /// (tree is considered only when the ranks span several nodes).
+  std::optional<Algorithm> algorithm;
+  topology::P2pPolicy p2p;  // NCCL_P2P_LEVEL / NCCL_P2P_DISABLE
+  std::size_t root = 0;     // rank index of the root (broadcast, reduce), as nccl-tests' -r
+  /// Most ring channels (distinct rings over disjoint NVLink directions); NCCL's MAXCHANNELS is 32.
+  int max_channels = 16;
+  /// Ring step payload per transfer. NCCL's Simple protocol moves ALLREDUCE_CHUNKSTEPS (4) steps of
+  /// 512 KiB (4 MiB buffer / NCCL_STEPS 8) = 2 MiB per chunk [R: NCCL src/include/collectives.h,
+  /// src/include/device.h, recalled].
+  Bytes ring_chunk{2.0 * 1024 * 1024};
+  /// Chain (broadcast, reduce) and tree pipeline chunk: BROADCAST_CHUNKSTEPS 1 x 512 KiB [R, same].
+  Bytes chain_chunk{512.0 * 1024};
+  /// Caps on pipelined pieces (simulation cost); chunks grow beyond NCCL's when a cap binds. For a
+  /// ring the loop count does not change the closed form (see collectives.cpp), for a chain the
+  /// fill costs (n-2)/max_chunks of the transfer time.
+  int max_ring_loops = 8;
+  int max_chain_chunks = 128;
+  int max_tree_chunks = 32;
+  /// Auto picks Steady above this many ranks or when the step plan would exceed this many transfers.
+  std::size_t steady_above_ranks = 16;
+  std::size_t steady_above_transfers = 20000;
+};
+
+/// How two ranks talk, decided as NCCL would (reference nccl.md §d.3): P2P when allowed, else SHM
+/// through host memory of the sender's socket; across servers the network.
+struct Hop {
+  topology::DeviceId src = 0;
+  topology::DeviceId dst = 0;
+  Transport transport = Transport::P2p;
+  topology::PathClass path = topology::PathClass::LOC;  // class of the route the bytes take
+  BytesPerSecond bottleneck;                            // slowest wire rate on that route
+  std::string reason;                                   // the P2P decision, for people
+};
+
+/// One channel's ring (or chain) order, and its hops (hop i goes ring[i] -> ring[i+1 mod n]).
+struct Ring {
+  std::vector<topology::DeviceId> order;
+  std::vector<Hop> hops;
+};
+
+struct CollectivePlan {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  Algorithm algorithm = Algorithm::Ring;
+  PlanModel model = PlanModel::Step;       // resolved: Step or Steady
+  std::vector<topology::DeviceId> ranks;   // rank i is ranks[i]
+  Bytes size;                              // nccl-tests "size" column (see nccl_tests.hpp)
+  std::vector<Ring> rings;                 // one per channel (Ring algorithm; chains for bcast/reduce)
+  /// Tree algorithm: parent rank index per rank for each of the two trees (-1: root).
+  std::vector<std::vector<long>> tree_parents;
+  std::vector<Hop> hops;                   // every distinct pair that exchanges data
+  int channels = 1;
+  Bytes chunk;                             // bytes per pipelined transfer (Step model)
+  Seconds latency;                         // NCCL's latency term: base + steps x per-step latency
+  std::vector<Transfer> transfers;
+};
+
+/// Plans `op` of `size` bytes (nccl-tests size semantics) over `ranks` (GPU device ids, rank order).
+/// Throws rigsim::InputError for an empty or duplicated rank list, a root out of range, or a plan too
+/// large to simulate.
+CollectivePlan plan_collective(const topology::Topology& topo, const calibration::CostModel& cost,
+                               CollectiveOp op, const std::vector<topology::DeviceId>& ranks, Bytes size,
+                               const CollectiveOptions& options = {});
+
+/// NCCL's decision for one pair of ranks of a communicator of `rank_count` GPUs.
+Hop describe_hop(const topology::Topology& topo, topology::DeviceId src, topology::DeviceId dst,
+                 const topology::P2pPolicy& policy, std::size_t rank_count);
+
+// ---- ring_order.cpp ----------------------------------------------------------------------------
+
+/// The ring NCCL would build over `gpus`: NVLink and same-switch neighbours first, fewest crossings
+/// of slow hops, highest ring throughput. Deterministic; starts at gpus[0]. Across servers the
+/// per-server rings are chained node by node (the cut falls on each server ring's slowest hop).
+std::vector<topology::DeviceId> ring_order(const topology::Topology& topo,
+                                           const std::vector<topology::DeviceId>& gpus,
+                                           const topology::P2pPolicy& policy = {});
+
+/// Ring orders, one per channel: the ring above, plus further rings over NVLink directions no
+/// earlier ring uses (NCCL's channel search debiting link bandwidth, nccl.md §d.4), kept while they
+/// raise the total throughput under an equal split of the data. At most `max_channels`.
+std::vector<std::vector<topology::DeviceId>> ring_channels(const topology::Topology& topo,
+                                                           const std::vector<topology::DeviceId>& gpus,
+                                                           const topology::P2pPolicy& policy,
+                                                           int max_channels);
+
+}  // namespace rigsim::sim

@@ -1,0 +1,1 @@
+// placeholder: tests arrive with the simulation engine

@@ -1,0 +1,47 @@
+// Builds small in-memory layouts for tests: a JSON text in, a Topology out.
+#pragma once
+
+#include <string>
+
+#include "common/input.hpp"
+#include "topology/build.hpp"
+#include "topology/layout_json.hpp"
+
+namespace rigsim::topology::testing {
+
+inline Topology layout_from_text(const std::string& json_text) {
+  return build_topology(parse_layout(parse_json_text(json_text, "test.json"), "test.json"));
+}
+
+/// Runs `f` and returns the InputError's location and message ("" when nothing was thrown).
+template <typename F>
+std::pair<std::string, std::string> input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return {e.location(), e.what()};
+  }
+  return {"", ""};
+}
+
+/// Two sockets of Xeon E5 v4; each socket has one host bridge with two PEX 8747 switches holding
+/// two GPUs each (the SYS-4027GR/X9DRG pattern); a NIC in an x8 slot on socket 0.
+inline const char* kDualRootPlx = R"({
+  "name": "dual-root-plx",
+  "cpus": [{"id": "cpu0", "model": "xeon-e5-v4"}, {"id": "cpu1", "model": "xeon-e5-v4"}],
+  "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 40}, {"id": "rc1", "cpu": "cpu1", "lanes": 40}],
+  "switches": [
+    {"id": "plx0", "model": "pex8747", "parent": "rc0"}, {"id": "plx1", "model": "pex8747", "parent": "rc0"},
+    {"id": "plx2", "model": "pex8747", "parent": "rc1"}, {"id": "plx3", "model": "pex8747", "parent": "rc1"}
+  ],
+  "slots": [{"id": "x8", "parent": "rc0", "gen": 3, "width": 8}],
+  "gpus": [
+    {"id": "g0", "model": "tesla-p40", "parent": "plx0"}, {"id": "g1", "model": "tesla-p40", "parent": "plx0"},
+    {"id": "g2", "model": "tesla-p40", "parent": "plx1"}, {"id": "g3", "model": "tesla-p40", "parent": "plx1"},
+    {"id": "g4", "model": "tesla-p40", "parent": "plx2"}, {"id": "g5", "model": "tesla-p40", "parent": "plx2"},
+    {"id": "g6", "model": "tesla-p40", "parent": "plx3"}, {"id": "g7", "model": "tesla-p40", "parent": "plx3"}
+  ],
+  "nics": [{"id": "ib0", "model": "connectx-3-fdr", "slot": "x8"}]
+})";
+
+}  // namespace rigsim::topology::testing

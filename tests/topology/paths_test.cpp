@@ -1,0 +1,204 @@
+// Path classes (NCCL's and nvidia-smi's), bottlenecks, and P2P decisions, each on a layout whose
+// answer follows from its description.
+#include <gtest/gtest.h>
+
+#include "tests/topology/layout_fixture.hpp"
+#include "topology/p2p.hpp"
+#include "topology/topo_report.hpp"
+
+namespace rigsim::topology {
+namespace {
+
+using testing::layout_from_text;
+
+class DualRootPlx : public ::testing::Test {
+ protected:
+  Topology t = layout_from_text(testing::kDualRootPlx);
+  Path path(const char* a, const char* b) const { return t.path(t.find(a), t.find(b)); }
+};
+
+TEST_F(DualRootPlx, SameSwitchIsPix) {
+  EXPECT_EQ(path("g0", "g1").smi, "PIX");
+  EXPECT_EQ(path("g0", "g1").nccl, PathClass::PIX);
+  // GPU -> switch -> GPU: two links.
+  EXPECT_EQ(path("g0", "g1").links.size(), 2u);
+}
+
+TEST_F(DualRootPlx, SwitchesUnderOneHostBridgeArePhb) {
+  EXPECT_EQ(path("g0", "g2").smi, "PHB");
+  EXPECT_EQ(path("g0", "g2").nccl, PathClass::PHB);
+}
+
+TEST_F(DualRootPlx, OtherSocketIsSys) {
+  EXPECT_EQ(path("g0", "g4").smi, "SYS");
+  EXPECT_EQ(path("g0", "g4").nccl, PathClass::SYS);
+}
+
+TEST_F(DualRootPlx, NicOnTheHostBridgeIsPhb) { EXPECT_EQ(path("g0", "ib0").smi, "PHB"); }
+
+TEST_F(DualRootPlx, BottleneckIsTheSlowestLink) {
+  // Cross-socket: Gen3 x16 links (15.76 GB/s) and the Broadwell QPI at NCCL's 6 GB/s effective.
+  const Path p = path("g0", "g4");
+  EXPECT_NEAR(p.bottleneck.gb_per_s(), t.device(t.find("cpu0")).cpu->inter_socket_effective_gbs, 1e-9);
+}
+
+TEST_F(DualRootPlx, MatrixIsSymmetricWithXOnTheDiagonal) {
+  const auto m = smi_matrix(t);
+  ASSERT_EQ(m.size(), 9u);  // 8 GPUs + 1 NIC
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    EXPECT_EQ(m[i][i], "X");
+    for (std::size_t j = 0; j < m.size(); ++j) EXPECT_EQ(m[i][j], m[j][i]) << i << "," << j;
+  }
+}
+
+TEST_F(DualRootPlx, P2pFollowsNcclDefaultLevel) {
+  // Tesla P40 supports PCIe P2P; NCCL's default level PXB allows PIX, not PHB; Intel: never across QPI.
+  const P2pPolicy def;
+  EXPECT_TRUE(decide_p2p(t, t.find("g0"), t.find("g1"), def, 8).allowed);
+  const auto phb = decide_p2p(t, t.find("g0"), t.find("g2"), def, 8);
+  EXPECT_FALSE(phb.allowed);
+  EXPECT_NE(phb.reason.find("beyond NCCL's default P2P level PXB"), std::string::npos) << phb.reason;
+  const auto sys = decide_p2p(t, t.find("g0"), t.find("g4"), P2pPolicy{PathClass::SYS, false}, 8);
+  EXPECT_FALSE(sys.allowed);
+  EXPECT_NE(sys.reason.find("across sockets"), std::string::npos) << sys.reason;
+}
+
+TEST_F(DualRootPlx, P2pLevelOverrideAndDisable) {
+  EXPECT_TRUE(decide_p2p(t, t.find("g0"), t.find("g2"), P2pPolicy{PathClass::PHB, false}, 8).allowed);
+  EXPECT_FALSE(decide_p2p(t, t.find("g0"), t.find("g1"), P2pPolicy{std::nullopt, true}, 8).allowed);
+  EXPECT_FALSE(decide_p2p(t, t.find("g0"), t.find("g1"), P2pPolicy{PathClass::LOC, false}, 8).allowed);
+}
+
+TEST_F(DualRootPlx, RaisingTheP2pLevelNeverRemovesP2p) {
+  const auto gpus = t.gpus();
+  const PathClass levels[] = {PathClass::LOC, PathClass::NVL, PathClass::PIX, PathClass::PXB, PathClass::PHB,
+                              PathClass::SYS};
+  for (DeviceId a : gpus)
+    for (DeviceId b : gpus) {
+      bool before = false;
+      for (PathClass level : levels) {
+        const bool now = decide_p2p(t, a, b, P2pPolicy{level, false}, gpus.size()).allowed;
+        EXPECT_TRUE(now || !before) << "P2P lost when raising the level to " << to_string(level);
+        before = now;
+      }
+    }
+}
+
+TEST(Paths, SwitchBelowSwitchIsPxb) {
+  const Topology t = layout_from_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "xeon-e5-v4"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 40}],
+    "switches": [{"id": "top", "model": "pex8796", "parent": "rc0"},
+                 {"id": "a", "model": "pex8747", "parent": "top"}, {"id": "b", "model": "pex8747", "parent": "top"}],
+    "gpus": [{"id": "g0", "model": "tesla-p40", "parent": "a"}, {"id": "g1", "model": "tesla-p40", "parent": "b"}]})");
+  EXPECT_EQ(t.path(t.find("g0"), t.find("g1")).smi, "PXB");
+  EXPECT_EQ(t.path(t.find("g0"), t.find("g1")).nccl, PathClass::PXB);
+  EXPECT_TRUE(decide_p2p(t, t.find("g0"), t.find("g1"), {}, 2).allowed);
+}
+
+TEST(Paths, EpycRootPortsAreNodeAndAmdWithTwoGpusUsesSys) {
+  const Topology t = layout_from_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16}],
+    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"}, {"id": "g1", "model": "a100-pcie-40gb", "parent": "rc1"}]})");
+  const Path p = t.path(t.find("g0"), t.find("g1"));
+  EXPECT_EQ(p.smi, "NODE");
+  EXPECT_EQ(p.nccl, PathClass::PHB);
+  // NCCL: AMD x86 with <= 2 GPUs raises the default level to SYS; with 3+ GPUs it is PXB.
+  EXPECT_EQ(default_p2p_level(t, 2), PathClass::SYS);
+  EXPECT_EQ(default_p2p_level(t, 3), PathClass::PXB);
+  EXPECT_TRUE(decide_p2p(t, t.find("g0"), t.find("g1"), {}, 2).allowed);
+  EXPECT_FALSE(decide_p2p(t, t.find("g0"), t.find("g1"), {}, 3).allowed);
+}
+
+const char* kTwo3090 = R"({"name": "t", %DRIVER% "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 20}],
+    "slots": [{"id": "s1", "parent": "rc0", "width": 8}, {"id": "s2", "parent": "rc0", "width": 8}],
+    "gpus": [{"id": "g0", "model": "rtx-3090", "slot": "s1"}, {"id": "g1", "model": "rtx-3090", "slot": "s2"}]
+    %NVLINK%})";
+
+std::string two_3090(bool nvlink, bool patched) {
+  std::string s = kTwo3090;
+  s.replace(s.find("%DRIVER%"), 8, patched ? R"("driver": {"p2p_patched": true},)" : "");
+  s.replace(s.find("%NVLINK%"), 8, nvlink ? R"(, "nvlinks": [{"gpus": ["g0", "g1"]}])" : "");
+  return s;
+}
+
+TEST(Paths, NvlinkBridgeIsNv4AndP2pEvenOnGeforce) {
+  const Topology t = layout_from_text(two_3090(true, false));
+  const Path p = t.path(t.find("g0"), t.find("g1"));
+  EXPECT_EQ(p.smi, "NV4");
+  EXPECT_EQ(p.nccl, PathClass::NVL);
+  // GA102 bridge: 4 links x 14.0625 GB/s = 56.25 GB/s per direction.
+  EXPECT_NEAR(p.bottleneck.gb_per_s(), 56.25, 0.01);
+  EXPECT_TRUE(decide_p2p(t, t.find("g0"), t.find("g1"), {}, 2).allowed);
+}
+
+TEST(Paths, GeforceWithoutBridgeHasNoP2pUnlessPatched) {
+  const Topology stock = layout_from_text(two_3090(false, false));
+  const auto d = decide_p2p(stock, stock.find("g0"), stock.find("g1"), {}, 2);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_NE(d.reason.find("no PCIe P2P on stock drivers"), std::string::npos) << d.reason;
+  EXPECT_EQ(stock.path(stock.find("g0"), stock.find("g1")).smi, "PHB");
+  const Topology patched = layout_from_text(two_3090(false, true));
+  EXPECT_TRUE(decide_p2p(patched, patched.find("g0"), patched.find("g1"), {}, 2).allowed);
+}
+
+TEST(Paths, NvlinkThroughAnIntermediateGpuIsNvb) {
+  // g0 - g1 - g2 joined by NVLink in a line: g0..g2 has no direct NVLink, so NCCL sees NVB and
+  // nvidia-smi shows the PCIe class.
+  const Topology t = layout_from_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "xeon-e5-v4"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 40}],
+    "switches": [{"id": "plx", "model": "pex8796", "parent": "rc0"}],
+    "gpus": [{"id": "g0", "model": "v100-sxm2", "parent": "plx"}, {"id": "g1", "model": "v100-sxm2", "parent": "plx"},
+             {"id": "g2", "model": "v100-sxm2", "parent": "plx"}],
+    "nvlinks": [{"gpus": ["g0", "g1"], "bridge": false, "links": 2}, {"gpus": ["g1", "g2"], "bridge": false, "links": 1}]})");
+  const Path p = t.path(t.find("g0"), t.find("g2"));
+  EXPECT_EQ(p.nccl, PathClass::NVB);
+  EXPECT_EQ(p.smi, "PIX");
+  EXPECT_NEAR(p.bottleneck.gb_per_s(), 25.0, 0.01) << "min(2 x 25, 1 x 25) GB/s";
+  EXPECT_EQ(t.path(t.find("g0"), t.find("g1")).smi, "NV2");
+}
+
+TEST(Paths, NvswitchGivesEveryPairItsLinkCount) {
+  const Topology t = layout_from_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16}],
+    "gpus": [{"id": "g0", "model": "a100-sxm4-80gb", "parent": "rc0"}, {"id": "g1", "model": "a100-sxm4-80gb", "parent": "rc1"},
+             {"id": "g2", "model": "a100-sxm4-80gb", "parent": "rc2"}],
+    "nvswitches": [{"id": "nvs", "model": "nvswitch-gen2", "chips": 6, "gpus": ["g0", "g1", "g2"]}]})");
+  EXPECT_EQ(t.path(t.find("g0"), t.find("g2")).smi, "NV12");
+  EXPECT_EQ(t.path(t.find("g0"), t.find("g2")).nccl, PathClass::NVL);
+  // 12 links x 25 GB/s = 300 GB/s per direction per GPU.
+  EXPECT_NEAR(t.path(t.find("g0"), t.find("g1")).bottleneck.gb_per_s(), 300.0, 0.01);
+}
+
+}  // namespace
+}  // namespace rigsim::topology
+
+namespace rigsim::topology {
+namespace {
+
+TEST(Cluster, NodesAreJoinedThroughTheirNics) {
+  const LayoutSpec spec = parse_layout(parse_json_text(testing::kDualRootPlx, "test.json"), "test.json");
+  const Topology t = build_cluster(spec, 2);
+  EXPECT_EQ(t.gpus().size(), 16u);
+  const Path p = t.path(t.find("n0/g0"), t.find("n1/g0"));
+  EXPECT_EQ(p.nccl, PathClass::NET);
+  // g0 and the NIC share socket 0, so no QPI on the way: the bottleneck is the FDR NIC, 56 Gb/s / 8 = 7 GB/s.
+  EXPECT_NEAR(p.bottleneck.gb_per_s(), t.device(t.find("n0/ib0")).nic_gbps / 8.0, 1e-9);
+  EXPECT_NEAR(p.bottleneck.gb_per_s(), 7.0, 1e-9);
+  EXPECT_EQ(t.device(t.find("n1/g0")).node, 1);
+  EXPECT_NE(t.device(t.find("n1/g0")).socket, t.device(t.find("n0/g0")).socket);
+  EXPECT_FALSE(decide_p2p(t, t.find("n0/g0"), t.find("n1/g0"), {PathClass::SYS, false}, 16).allowed);
+  // Inside a node nothing changes.
+  EXPECT_EQ(t.path(t.find("n1/g0"), t.find("n1/g1")).smi, "PIX");
+}
+
+TEST(Cluster, LayoutWithoutNicCannotFormACluster) {
+  const LayoutSpec spec = parse_layout(parse_json_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 20}],
+    "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}]})", "t.json"), "t.json");
+  EXPECT_THROW(build_cluster(spec, 2), InputError);
+}
+
+}  // namespace
+}  // namespace rigsim::topology

@@ -1,0 +1,145 @@
+// Catalog look-ups and the PCIe generation table. The tables themselves live in catalog_gpus.cpp and
+// catalog_platform.cpp.
+#include "topology/catalog.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace rigsim::topology {
+namespace {
+
+// Per-lane, per-direction rate after line encoding (hardware.md §2.1; hardware_facts.json
+// links.pcie.per_lane_per_dir_gbs).
+// Tables keep a few fields per line; clang-format would put each designated initializer on its own.
+// clang-format off
+constexpr auto kPcieGenerations = std::to_array<PcieGenSpec>({
+    {.gen = 1, .gts = 2.5, .lane_gbs = 0.25,
+     .source = "hardware.md §2.1: 2.5 GT/s 8b/10b -> 0.25 GB/s (hpc-notes.pages.dev/reference/pcie)"},
+    {.gen = 2, .gts = 5.0, .lane_gbs = 0.5,
+     .source = "hardware.md §2.1: 5 GT/s 8b/10b -> 0.5 GB/s (hpc-notes.pages.dev/reference/pcie)"},
+    {.gen = 3, .gts = 8.0, .lane_gbs = 0.985,
+     .source = "hardware.md §2.1: 8 GT/s 128b/130b -> 0.985 GB/s (hpc-notes.pages.dev; thelab.gr 15.754 "
+               "x16)"},
+    {.gen = 4, .gts = 16.0, .lane_gbs = 1.969,
+     .source = "hardware.md §2.1: 16 GT/s 128b/130b -> 1.969 GB/s (hpc-notes.pages.dev; thelab.gr 31.508 "
+               "x16)"},
+    {.gen = 5, .gts = 32.0, .lane_gbs = 3.938,
+     .source = "hardware.md §2.1: 32 GT/s 128b/130b -> 3.938 GB/s (hpc-notes.pages.dev/reference/pcie)"},
+    {.gen = 6, .gts = 64.0, .lane_gbs = 7.56,
+     .source = "hardware.md §2.1: 64 GT/s PAM4 + FLIT -> ~7.56-7.88 GB/s, low end taken [R] (low-quality "
+               "sources)"},
+});
+// clang-format on
+
+constexpr int kMaxPcieWidth = 32;  // the widest link the PCIe spec defines
+
+template <typename Spec>
+const Spec* find_by_key(std::span<const Spec> table, std::string_view key) {
+  const auto it = std::ranges::find(table, key, &Spec::key);
+  return it == table.end() ? nullptr : &*it;
+}
+
+template <typename Spec>
+std::vector<std::string> keys_of(std::span<const Spec> table) {
+  std::vector<std::string> keys;
+  keys.reserve(table.size());
+  for (const Spec& spec : table) keys.emplace_back(spec.key);
+  return keys;
+}
+
+}  // namespace
+
+std::span<const PcieGenSpec> pcie_generations() {
+  return kPcieGenerations;
+}
+
+const GpuSpec* find_gpu(std::string_view key) {
+  return find_by_key(gpu_catalog(), key);
+}
+const CpuSpec* find_cpu(std::string_view key) {
+  return find_by_key(cpu_catalog(), key);
+}
+const ChipsetSpec* find_chipset(std::string_view key) {
+  return find_by_key(chipset_catalog(), key);
+}
+const SwitchSpec* find_switch(std::string_view key) {
+  return find_by_key(switch_catalog(), key);
+}
+const NicSpec* find_nic(std::string_view key) {
+  return find_by_key(nic_catalog(), key);
+}
+const NvSwitchSpec* find_nvswitch(std::string_view key) {
+  return find_by_key(nvswitch_catalog(), key);
+}
+
+const PcieGenSpec& pcie_gen(int gen) {
+  if (gen < 1 || gen > static_cast<int>(kPcieGenerations.size())) {
+    throw std::out_of_range("PCIe generation " + std::to_string(gen) + " is outside 1.." +
+                            std::to_string(kPcieGenerations.size()));
+  }
+  return kPcieGenerations[static_cast<std::size_t>(gen - 1)];
+}
+
+std::vector<std::string> gpu_keys() {
+  return keys_of(gpu_catalog());
+}
+std::vector<std::string> cpu_keys() {
+  return keys_of(cpu_catalog());
+}
+std::vector<std::string> chipset_keys() {
+  return keys_of(chipset_catalog());
+}
+std::vector<std::string> switch_keys() {
+  return keys_of(switch_catalog());
+}
+std::vector<std::string> nic_keys() {
+  return keys_of(nic_catalog());
+}
+std::vector<std::string> nvswitch_keys() {
+  return keys_of(nvswitch_catalog());
+}
+
+double pcie_link_gbs(int gen, int width) {
+  if (width < 1 || width > kMaxPcieWidth) {
+    throw std::out_of_range("PCIe link width x" + std::to_string(width) + " is outside x1..x" +
+                            std::to_string(kMaxPcieWidth));
+  }
+  return width * pcie_gen(gen).lane_gbs;
+}
+
+std::string_view to_string(Vendor v) {
+  switch (v) {
+    case Vendor::Nvidia:
+      return "nvidia";
+    case Vendor::Amd:
+      return "amd";
+    case Vendor::Intel:
+      return "intel";
+    case Vendor::Broadcom:
+      return "broadcom";
+    case Vendor::Microchip:
+      return "microchip";
+    case Vendor::Mellanox:
+      return "mellanox";
+    case Vendor::Other:
+      return "other";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(InterSocketKind k) {
+  switch (k) {
+    case InterSocketKind::None:
+      return "none";
+    case InterSocketKind::Qpi:
+      return "qpi";
+    case InterSocketKind::Upi:
+      return "upi";
+    case InterSocketKind::Xgmi:
+      return "xgmi";
+  }
+  return "unknown";
+}
+
+}  // namespace rigsim::topology

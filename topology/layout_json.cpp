@@ -1,0 +1,212 @@
+#include "topology/layout_json.hpp"
+
+#include "common/input.hpp"
+#include "topology/build.hpp"
+
+namespace rigsim::topology {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> string_list(ObjectReader& r, const std::string& key, bool required) {
+  std::vector<std::string> out;
+  const json* arr = required ? &r.required_array(key) : r.optional_array(key);
+  if (arr == nullptr) return out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    if (!(*arr)[i].is_string())
+      throw InputError(r.file(), r.pointer_of(key) + "/" + std::to_string(i), "expected a string");
+    out.push_back((*arr)[i].get<std::string>());
+  }
+  return out;
+}
+
+int positive(ObjectReader& r, const std::string& key, int value, int min, int max) {
+  if (value < min || value > max)
+    r.fail(key, "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
+                    std::to_string(value));
+  return value;
+}
+
+RiserSpec read_riser(ObjectReader r) {
+  RiserSpec s;
+  s.gen = positive(r, "gen", r.optional_int("gen").value_or(0), 0, 6);
+  s.width = positive(r, "width", r.optional_int("width").value_or(0), 0, 16);
+  s.kind = r.optional_string("kind").value_or("");
+  r.finish();
+  return s;
+}
+
+// Reads "slot"/"port" or "parent"/"link", and "riser", from a device entry.
+PcieAttach read_attach(ObjectReader& r) {
+  PcieAttach a;
+  a.where = r.pointer();
+  a.slot = r.optional_string("slot").value_or("");
+  a.port = r.optional_int("port").value_or(-1);
+  a.parent = r.optional_string("parent").value_or("");
+  if (!a.slot.empty() && !a.parent.empty())
+    r.fail("parent", "give either \"slot\" or \"parent\", not both");
+  if (a.port >= 0 && a.slot.empty()) r.fail("port", "\"port\" needs a \"slot\"");
+  if (const json* link = r.optional_object("link")) {
+    if (!a.slot.empty()) r.fail("link", "\"link\" describes an on-board connection; a slot sets its own");
+    ObjectReader lr(*link, r.file(), r.pointer_of("link"));
+    a.gen = positive(lr, "gen", lr.required_int("gen"), 1, 6);
+    a.width = positive(lr, "width", lr.required_int("width"), 1, 32);
+    lr.finish();
+  }
+  if (const json* riser = r.optional_object("riser"))
+    a.riser = read_riser(ObjectReader(*riser, r.file(), r.pointer_of("riser")));
+  return a;
+}
+
+template <typename F>
+void for_each_entry(ObjectReader& top, const std::string& key, bool required, F&& f) {
+  const json* arr = required ? &top.required_array(key) : top.optional_array(key);
+  if (arr == nullptr) return;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    ObjectReader r = top.element(*arr, key, i);
+    r.allow("$comment");
+    f(r);
+    r.finish();
+  }
+}
+
+void read_cpus(ObjectReader& top, LayoutSpec& spec) {
+  for_each_entry(top, "cpus", true, [&](ObjectReader& r) {
+    CpuEntry e;
+    e.where = r.pointer();
+    e.id = r.required_string("id");
+    e.model = r.required_string("model");
+    e.socket = positive(r, "socket", r.optional_int("socket").value_or(static_cast<int>(spec.cpus.size())), 0, 63);
+    e.numa = r.optional_int("numa").value_or(e.socket);
+    e.reserved_lanes = positive(r, "reserved_lanes", r.optional_int("reserved_lanes").value_or(0), 0, 256);
+    e.memory_bw_gbs = r.optional_number("memory_bw_gbs").value_or(0);
+    spec.cpus.push_back(e);
+  });
+  for_each_entry(top, "host_bridges", true, [&](ObjectReader& r) {
+    HostBridgeEntry e;
+    e.where = r.pointer();
+    e.id = r.required_string("id");
+    e.cpu = r.required_string("cpu");
+    e.lanes = positive(r, "lanes", r.required_int("lanes"), 1, 256);
+    spec.host_bridges.push_back(e);
+  });
+  for_each_entry(top, "inter_socket", false, [&](ObjectReader& r) {
+    InterSocketEntry e;
+    e.where = r.pointer();
+    e.a = r.required_string("a");
+    e.b = r.required_string("b");
+    e.links = positive(r, "links", r.optional_int("links").value_or(0), 0, 8);
+    e.effective_gbs = r.optional_number("effective_gbs").value_or(0);
+    spec.inter_socket.push_back(e);
+  });
+}
+
+void read_pcie_tree(ObjectReader& top, LayoutSpec& spec) {
+  for_each_entry(top, "chipsets", false, [&](ObjectReader& r) {
+    ChipsetEntry e;
+    e.where = r.pointer();
+    e.id = r.required_string("id");
+    e.model = r.required_string("model");
+    e.parent = r.required_string("parent");
+    spec.chipsets.push_back(e);
+  });
+  for_each_entry(top, "slots", false, [&](ObjectReader& r) {
+    SlotEntry e;
+    e.where = r.pointer();
+    e.id = r.required_string("id");
+    e.parent = r.required_string("parent");
+    e.gen = positive(r, "gen", r.optional_int("gen").value_or(0), 0, 6);
+    e.width = positive(r, "width", r.required_int("width"), 1, 32);
+    if (const json* b = r.optional_array("bifurcation")) {
+      for (std::size_t i = 0; i < b->size(); ++i) {
+        if (!(*b)[i].is_number_integer())
+          throw InputError(r.file(), r.pointer_of("bifurcation") + "/" + std::to_string(i),
+                           "expected a port width (integer lanes)");
+        e.bifurcation.push_back((*b)[i].get<int>());
+      }
+    }
+    spec.slots.push_back(e);
+  });
+  for_each_entry(top, "switches", false, [&](ObjectReader& r) {
+    SwitchEntry e;
+    e.where = r.pointer();
+    e.id = r.required_string("id");
+    e.model = r.required_string("model");
+    e.acs_redirect = r.optional_bool("acs_redirect").value_or(false);
+    e.attach = read_attach(r);
+    spec.switches.push_back(e);
+  });
+}
+
+void read_endpoints(ObjectReader& top, LayoutSpec& spec) {
+  for_each_entry(top, "gpus", true, [&](ObjectReader& r) {
+    GpuEntry e;
+    e.where = r.pointer();
+    e.id = r.required_string("id");
+    e.model = r.required_string("model");
+    e.attach = read_attach(r);
+    spec.gpus.push_back(e);
+  });
+  for_each_entry(top, "nics", false, [&](ObjectReader& r) {
+    NicEntry e;
+    e.where = r.pointer();
+    e.id = r.required_string("id");
+    e.model = r.required_string("model");
+    e.speed_gbps = r.optional_number("speed_gbps").value_or(0);
+    e.attach = read_attach(r);
+    spec.nics.push_back(e);
+  });
+}
+
+void read_nvlink(ObjectReader& top, LayoutSpec& spec) {
+  for_each_entry(top, "nvlinks", false, [&](ObjectReader& r) {
+    NvLinkEntry e;
+    e.where = r.pointer();
+    const auto gpus = string_list(r, "gpus", true);
+    if (gpus.size() != 2) r.fail("gpus", "an NVLink joins exactly two GPUs, got " + std::to_string(gpus.size()));
+    e.a = gpus[0];
+    e.b = gpus[1];
+    e.links = positive(r, "links", r.optional_int("links").value_or(0), 0, 18);
+    e.bridge = r.optional_bool("bridge").value_or(true);
+    spec.nvlinks.push_back(e);
+  });
+  for_each_entry(top, "nvswitches", false, [&](ObjectReader& r) {
+    NvSwitchEntry e;
+    e.where = r.pointer();
+    e.id = r.required_string("id");
+    e.model = r.required_string("model");
+    e.chips = positive(r, "chips", r.optional_int("chips").value_or(1), 1, 64);
+    e.gpus = string_list(r, "gpus", true);
+    e.links_per_gpu = positive(r, "links_per_gpu", r.optional_int("links_per_gpu").value_or(0), 0, 18);
+    spec.nvswitches.push_back(e);
+  });
+}
+
+}  // namespace
+
+LayoutSpec parse_layout(const json& doc, const std::string& file) {
+  ObjectReader top(doc, file, "");
+  top.allow("$comment");
+  LayoutSpec spec;
+  spec.file = file;
+  spec.name = top.required_string("name");
+  spec.description = top.optional_string("description").value_or("");
+  spec.notes = string_list(top, "notes", false);
+  spec.psu_w = top.optional_number("psu_w").value_or(0);
+  if (spec.psu_w < 0) top.fail("psu_w", "PSU capacity must not be negative");
+  if (const json* driver = top.optional_object("driver")) {
+    ObjectReader d(*driver, file, "/driver");
+    spec.p2p_patched_driver = d.optional_bool("p2p_patched").value_or(false);
+    d.finish();
+  }
+  read_cpus(top, spec);
+  read_pcie_tree(top, spec);
+  read_endpoints(top, spec);
+  read_nvlink(top, spec);
+  top.finish();
+  return spec;
+}
+
+Topology load_layout(const std::string& path) { return build_topology(parse_layout(load_json_file(path), path)); }
+
+}  // namespace rigsim::topology

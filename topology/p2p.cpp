@@ -1,0 +1,93 @@
+#include "topology/p2p.hpp"
+
+namespace rigsim::topology {
+namespace {
+
+bool gpu_pcie_p2p(const Topology& topo, const GpuSpec& g) {
+  return g.p2p_stock || (g.p2p_patchable && topo.p2p_patched_driver());
+}
+
+std::string gpu_reason(const Topology& topo, const Device& d) {
+  const GpuSpec& g = *d.gpu;
+  if (g.p2p_patchable && !topo.p2p_patched_driver())
+    return d.name + " (" + std::string(g.name) +
+           ") has no PCIe P2P on stock drivers (a layout may declare \"driver\": {\"p2p_patched\": true})";
+  return d.name + " (" + std::string(g.name) + ") has no PCIe P2P";
+}
+
+/// The device where a PCIe route turns around (its highest point in the tree).
+bool through_acs_switch(const Topology& topo, const Path& p) {
+  for (std::size_t i = 1; i + 1 < p.devices.size(); ++i) {
+    const Device& d = topo.device(p.devices[i]);
+    if (d.kind == DeviceKind::Switch && d.acs_redirect) {
+      // The route turns at this switch when both neighbours on the route are below it.
+      const auto up_a = topo.uplink(p.devices[i - 1]);
+      const auto up_b = topo.uplink(p.devices[i + 1]);
+      if (up_a && up_b && topo.link(*up_a).up == d.id && topo.link(*up_b).up == d.id) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+PathClass default_p2p_level(const Topology& topo, std::size_t gpu_count) {
+  // NCCL paths.cc ncclTopoCheckP2p: PATH_PXB by default; AMD x86 CPUs with <= 2 GPUs: PATH_SYS.
+  bool amd = !topo.cpus().empty();
+  for (DeviceId c : topo.cpus()) amd = amd && topo.device(c).cpu->vendor == Vendor::Amd;
+  return (amd && gpu_count <= 2) ? PathClass::SYS : PathClass::PXB;
+}
+
+P2pDecision hardware_p2p(const Topology& topo, DeviceId a, DeviceId b) {
+  P2pDecision d;
+  if (a == b) return {true, PathClass::LOC, "same GPU"};
+  if (auto nv = topo.nvlink_path(a, b)) {
+    d.path = nv->nccl;
+    d.allowed = true;
+    d.reason = nv->nccl == PathClass::NVL ? "NVLink" : "NVLink through an intermediate GPU";
+    return d;
+  }
+  const Path p = topo.pcie_path(a, b);
+  d.path = p.nccl;
+  if (topo.device(a).node != topo.device(b).node) {
+    d.reason = "different servers: traffic goes through the network";
+    return d;
+  }
+  if (through_acs_switch(topo, p)) d.path = PathClass::PHB;
+  for (DeviceId g : {a, b}) {
+    if (!gpu_pcie_p2p(topo, *topo.device(g).gpu)) {
+      d.reason = gpu_reason(topo, topo.device(g));
+      return d;
+    }
+  }
+  if (p.nccl == PathClass::SYS) {
+    const CpuSpec& c = *topo.device(topo.socket_of(a)).cpu;
+    if (!c.p2p_across_sockets) {
+      d.reason = "P2P across sockets is not supported on " + std::string(c.name);
+      return d;
+    }
+  }
+  d.allowed = true;
+  d.reason = "PCIe P2P (" + std::string(to_string(d.path)) + ")";
+  return d;
+}
+
+P2pDecision decide_p2p(const Topology& topo, DeviceId a, DeviceId b, const P2pPolicy& policy,
+                       std::size_t gpu_count) {
+  P2pDecision d = hardware_p2p(topo, a, b);
+  if (!d.allowed || a == b) return d;
+  const PathClass level = policy.disable ? PathClass::LOC : policy.level.value_or(default_p2p_level(topo, gpu_count));
+  if (d.path > level) {
+    d.allowed = false;
+    const std::string why = policy.disable         ? "P2P disabled (NCCL_P2P_DISABLE)"
+                            : policy.level         ? "the P2P level set by the user"
+                                                   : "NCCL's default P2P level";
+    d.reason = "path " + std::string(to_string(d.path)) + " is beyond " + why + " " +
+               std::string(to_string(level)) + "; NCCL stages through host memory (SHM)";
+    if (!policy.level && !policy.disable) d.reason += " unless NCCL_P2P_LEVEL is raised";
+    if (policy.disable) d.reason = "P2P disabled (NCCL_P2P_DISABLE); NCCL stages through host memory (SHM)";
+  }
+  return d;
+}
+
+}  // namespace rigsim::topology

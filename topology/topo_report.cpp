@@ -1,0 +1,233 @@
+#include "topology/topo_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace rigsim::topology {
+namespace {
+
+double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+
+std::vector<DeviceId> matrix_devices(const Topology& topo) {
+  std::vector<DeviceId> out = topo.gpus();
+  for (DeviceId n : topo.nics()) out.push_back(n);
+  return out;
+}
+
+/// "GPU0", "NIC1": nvidia-smi's labels, by position among devices of that kind.
+std::string label(const Topology& topo, DeviceId id) {
+  const auto same = topo.of_kind(topo.device(id).kind);
+  for (std::size_t i = 0; i < same.size(); ++i)
+    if (same[i] == id) return (topo.device(id).kind == DeviceKind::Gpu ? "GPU" : "NIC") + std::to_string(i);
+  return topo.device(id).name;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+const char* kLegend =
+    "Legend:\n\n"
+    "  X    = Self\n"
+    "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
+    "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+    "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+    "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
+    "  PIX  = Connection traversing at most a single PCIe bridge\n"
+    "  NV#  = Connection traversing a bonded set of # NVLinks\n";
+
+void write_matrix(std::ostringstream& out, const Topology& topo) {
+  const auto ids = matrix_devices(topo);
+  const auto m = smi_matrix(topo);
+  out << pad("", 8);
+  for (DeviceId id : ids) out << pad(label(topo, id), 8);
+  out << pad("CPU Affinity", 14) << "NUMA Affinity\n";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    out << pad(label(topo, ids[i]), 8);
+    for (std::size_t j = 0; j < ids.size(); ++j) out << pad(m[i][j], 8);
+    const Device& d = topo.device(ids[i]);
+    out << pad(topo.device(topo.socket_of(ids[i])).name, 14) << d.numa << "\n";
+  }
+  out << "\n" << kLegend;
+  if (!topo.nics().empty()) {
+    out << "\nNIC Legend:\n\n";
+    for (DeviceId n : topo.nics()) out << "  " << label(topo, n) << ": " << topo.device(n).name << "\n";
+  }
+}
+
+std::string parent_name(const Topology& topo, DeviceId id) {
+  const auto up = topo.uplink(id);
+  return up ? topo.device(topo.link(*up).up).name : "-";
+}
+
+void write_links(std::ostringstream& out, const Topology& topo) {
+  out << "\nLinks (bandwidth per direction, wire rate):\n\n";
+  out << pad("device", 12) << pad("model", 20) << pad("parent", 12) << pad("slot", 10) << pad("link", 12)
+      << pad("GB/s", 8) << "limited by\n";
+  for (const auto& d : topo.devices()) {
+    const auto up = topo.uplink(d.id);
+    if (!up || d.kind == DeviceKind::HostBridge) continue;
+    const Link& l = topo.link(*up);
+    const std::string link = "Gen" + std::to_string(l.gen) + " x" + std::to_string(l.width);
+    out << pad(d.name, 12) << pad(d.model, 20) << pad(parent_name(topo, d.id), 12)
+        << pad(l.slot.empty() ? "on-board" : l.slot, 10) << pad(link, 12) << pad(fixed(l.bandwidth.gb_per_s(), 2), 8)
+        << (l.limited_by.empty() ? l.note : l.limited_by) << "\n";
+  }
+  for (const auto& l : topo.links()) {
+    if (l.kind != LinkKind::NvLink && l.kind != LinkKind::InterSocket) continue;
+    const std::string what = l.kind == LinkKind::NvLink ? "NVLink" + std::to_string(l.gen) + " x" + std::to_string(l.width)
+                                                        : "inter-socket";
+    out << pad(topo.device(l.up).name + "<->" + topo.device(l.down).name, 24) << pad(what, 20)
+        << pad(fixed(l.bandwidth.gb_per_s(), 2), 8) << l.note << "\n";
+  }
+}
+
+void write_lane_budget(std::ostringstream& out, const Topology& topo) {
+  out << "\nLane budget:\n\n";
+  for (const auto& d : topo.devices()) {
+    if (d.kind != DeviceKind::Cpu && d.kind != DeviceKind::HostBridge && d.kind != DeviceKind::Switch &&
+        d.kind != DeviceKind::Chipset)
+      continue;
+    out << "  " << pad(d.name, 12) << pad(std::string(to_string(d.kind)), 13) << d.lanes_used << " of " << d.lanes
+        << " lanes used\n";
+  }
+}
+
+void write_p2p(std::ostringstream& out, const Topology& topo, const P2pPolicy& policy) {
+  const auto gpus = topo.gpus();
+  out << "\nP2P (what NCCL would use; level " << to_string(policy.disable ? PathClass::LOC
+                                                           : policy.level.value_or(default_p2p_level(topo, gpus.size())))
+      << "):\n\n"
+      << pad("", 8);
+  for (DeviceId g : gpus) out << pad(label(topo, g), 6);
+  out << "\n";
+  std::vector<std::string> reasons;
+  for (DeviceId a : gpus) {
+    out << pad(label(topo, a), 8);
+    for (DeviceId b : gpus) {
+      const auto d = decide_p2p(topo, a, b, policy, gpus.size());
+      out << pad(a == b ? "X" : (d.allowed ? "OK" : "NS"), 6);
+      if (a < b)
+        reasons.push_back(label(topo, a) + "-" + label(topo, b) + ": " + (d.allowed ? "OK, " : "no, ") + d.reason);
+    }
+    out << "\n";
+  }
+  out << "\n";
+  for (const auto& r : reasons) out << "  " << r << "\n";
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> smi_matrix(const Topology& topo) {
+  const auto ids = matrix_devices(topo);
+  std::vector<std::vector<std::string>> m(ids.size(), std::vector<std::string>(ids.size()));
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (std::size_t j = 0; j < ids.size(); ++j) m[i][j] = topo.path(ids[i], ids[j]).smi;
+  return m;
+}
+
+std::string topo_text(const Topology& topo, const P2pPolicy& policy) {
+  std::ostringstream out;
+  out << topo.name();
+  if (!topo.description().empty()) out << ": " << topo.description();
+  out << "\n\n";
+  write_matrix(out, topo);
+  write_links(out, topo);
+  write_lane_budget(out, topo);
+  write_p2p(out, topo, policy);
+  out << "\nWarnings:" << (topo.warnings().empty() ? " none\n" : "\n");
+  for (const auto& w : topo.warnings()) out << "  - " << w << "\n";
+  return out.str();
+}
+
+nlohmann::json topo_json(const Topology& topo, const P2pPolicy& policy) {
+  using nlohmann::json;
+  json out;
+  out["layout"] = topo.name();
+  out["description"] = topo.description();
+  auto link_json = [&](DeviceId id) {
+    const Link& l = topo.link(*topo.uplink(id));
+    return json{{"gen", l.gen}, {"width", l.width}, {"gbps", round3(l.bandwidth.gb_per_s())},
+                {"slot", l.slot}, {"parent", topo.device(l.up).name}, {"limited_by", l.limited_by}};
+  };
+  json gpus = json::array();
+  const auto gpu_ids = topo.gpus();
+  for (std::size_t i = 0; i < gpu_ids.size(); ++i) {
+    const Device& d = topo.device(gpu_ids[i]);
+    gpus.push_back({{"id", d.name}, {"index", i}, {"model", d.model}, {"name", std::string(d.gpu->name)},
+                    {"numa", d.numa}, {"cpu", topo.device(topo.socket_of(d.id)).name}, {"link", link_json(d.id)}});
+  }
+  out["gpus"] = gpus;
+  json nics = json::array();
+  for (DeviceId n : topo.nics()) {
+    const Device& d = topo.device(n);
+    nics.push_back({{"id", d.name}, {"model", d.model}, {"speed_gbps", d.nic_gbps}, {"numa", d.numa},
+                    {"link", link_json(d.id)}});
+  }
+  out["nics"] = nics;
+  json labels = json::array();
+  for (DeviceId id : matrix_devices(topo)) labels.push_back(topo.device(id).name);
+  out["matrix_devices"] = labels;
+  out["matrix"] = smi_matrix(topo);
+  json p2p = json::array(), reasons = json::array(), nccl = json::array();
+  for (DeviceId a : gpu_ids) {
+    json row = json::array(), why = json::array(), cls = json::array();
+    for (DeviceId b : gpu_ids) {
+      const auto d = decide_p2p(topo, a, b, policy, gpu_ids.size());
+      row.push_back(d.allowed);
+      why.push_back(d.reason);
+      cls.push_back(std::string(to_string(topo.path(a, b).nccl)));
+    }
+    p2p.push_back(row);
+    reasons.push_back(why);
+    nccl.push_back(cls);
+  }
+  out["p2p"] = p2p;
+  out["p2p_reasons"] = reasons;
+  out["p2p_level"] = std::string(
+      to_string(policy.disable ? PathClass::LOC : policy.level.value_or(default_p2p_level(topo, gpu_ids.size()))));
+  out["nccl_paths"] = nccl;
+  json budget = json::array();
+  for (const auto& d : topo.devices())
+    if (d.kind == DeviceKind::Cpu || d.kind == DeviceKind::HostBridge || d.kind == DeviceKind::Switch ||
+        d.kind == DeviceKind::Chipset)
+      budget.push_back({{"device", d.name}, {"kind", std::string(to_string(d.kind))}, {"used", d.lanes_used},
+                        {"available", d.lanes}});
+  out["lane_budget"] = budget;
+  out["warnings"] = topo.warnings();
+  return out;
+}
+
+std::string topo_dot(const Topology& topo) {
+  std::ostringstream out;
+  out << "graph \"" << topo.name() << "\" {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n";
+  for (const auto& d : topo.devices()) {
+    const char* shape = d.kind == DeviceKind::Gpu ? "box" : d.kind == DeviceKind::Cpu ? "doubleoctagon"
+                        : d.kind == DeviceKind::Nic ? "parallelogram" : "ellipse";
+    out << "  \"" << d.name << "\" [shape=" << shape << ", label=\"" << d.name
+        << (d.model.empty() ? "" : "\\n" + d.model) << "\"];\n";
+  }
+  for (const auto& l : topo.links()) {
+    std::string label;
+    if (l.kind == LinkKind::Pcie || l.kind == LinkKind::ChipsetUplink)
+      label = "Gen" + std::to_string(l.gen) + " x" + std::to_string(l.width);
+    else if (l.kind == LinkKind::NvLink)
+      label = "NV" + std::to_string(l.width);
+    else if (l.kind == LinkKind::InterSocket)
+      label = "inter-socket";
+    const char* style = l.kind == LinkKind::NvLink ? ", color=green, penwidth=2" : "";
+    out << "  \"" << topo.device(l.up).name << "\" -- \"" << topo.device(l.down).name << "\" [label=\"" << label
+        << " " << fixed(l.bandwidth.gb_per_s(), 1) << " GB/s\"" << style << "];\n";
+  }
+  out << "}\n";
+  return out.str();
+}
+
+}  // namespace rigsim::topology

@@ -1,0 +1,134 @@
+// The immutable graph of one server: devices (CPU sockets, host bridges, chipsets, PCIe switches,
+// GPUs, NICs, NVSwitch fabrics) and the links between them. Built and validated by build_topology()
+// (build.hpp); queried for paths, path classes and P2P decisions. Boost.Graph stays inside: the
+// public API speaks DeviceId, LinkId and Path.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/units.hpp"
+#include "topology/catalog.hpp"
+
+namespace rigsim::topology {
+
+using DeviceId = std::size_t;
+using LinkId = std::size_t;
+
+enum class DeviceKind { Cpu, HostBridge, Chipset, Switch, Gpu, Nic, NvSwitch, NetSwitch };
+
+struct Device {
+  DeviceId id = 0;
+  std::string name;   // the layout's id, e.g. "gpu0"
+  DeviceKind kind = DeviceKind::Gpu;
+  std::string model;  // catalog key ("" for host bridges)
+  int node = 0;       // server index in a multi-node cluster (0 for a single server)
+  int socket = -1;    // index of the CPU socket it belongs to, unique across nodes (-1: NVSwitch, NetSwitch)
+  int numa = -1;      // NUMA node of that socket
+  int lanes = 0;      // lane budget: host bridge lanes, switch lanes, chipset downstream lanes, CPU lanes
+  int lanes_used = 0; // lanes taken by what hangs below it (slots, uplinks, host bridges)
+  int pcie_gen = 0;   // highest generation the device supports
+  // Catalog entries (exactly one is set, matching `kind`; none for host bridges).
+  const GpuSpec* gpu = nullptr;
+  const CpuSpec* cpu = nullptr;
+  const ChipsetSpec* chipset = nullptr;
+  const SwitchSpec* pcie_switch = nullptr;
+  const NicSpec* nic = nullptr;
+  const NvSwitchSpec* nvswitch = nullptr;
+  double memory_bw_gbs = 0;  // CPU: DRAM bandwidth of the socket, GB/s
+  double nic_gbps = 0;       // NIC: line rate, Gbit/s
+  bool acs_redirect = false; // switch: P2P between its ports goes up to the root complex
+};
+
+enum class LinkKind {
+  Pcie,           // a PCIe link (slot, riser, on-board), gen x width
+  Internal,       // host bridge <-> its CPU socket (inside the package)
+  ChipsetUplink,  // chipset <-> CPU (DMI or PCIe x4)
+  InterSocket,    // QPI / UPI / xGMI between sockets
+  NvLink,         // NVLink bridge, board wiring, or GPU <-> NVSwitch
+  Network,        // NIC port <-> network switch (multi-node clusters)
+};
+
+/// A full-duplex link; `bandwidth` is per direction (each direction has its own).
+struct Link {
+  LinkId id = 0;
+  DeviceId up = 0;    // the end nearer the CPU (for NVLink: the first GPU)
+  DeviceId down = 0;  // the other end
+  LinkKind kind = LinkKind::Pcie;
+  int gen = 0;        // PCIe or NVLink generation (negotiated for PCIe)
+  int width = 0;      // PCIe lanes (negotiated) or NVLink link count
+  BytesPerSecond bandwidth;  // per direction: wire rate (PCIe, NVLink) or effective (inter-socket)
+  std::string slot;          // slot id (and port) the link goes through, "" if on-board
+  std::string limited_by;    // what set the negotiated gen/width, e.g. "riser x1", "slot x8"
+  std::string note;          // e.g. "QPI x2 links", "NVLink bridge"
+};
+
+/// NCCL's path classes, ordered best to worst (NCCL `src/include/graph.h`; see reference nccl.md §d.1).
+/// NET: through the network to another server.
+enum class PathClass { LOC, NVL, NVB, PIX, PXB, PHB, SYS, NET };
+
+std::string_view to_string(PathClass c);
+std::optional<PathClass> parse_path_class(std::string_view s);
+std::string_view to_string(DeviceKind k);
+std::string_view to_string(LinkKind k);
+
+/// A route between two devices: the devices visited and the links crossed, in order.
+struct Path {
+  std::vector<DeviceId> devices;
+  std::vector<LinkId> links;
+  PathClass nccl = PathClass::LOC;  // NCCL's class of this route
+  std::string smi;                  // nvidia-smi topo -m class: X, NV#, PIX, PXB, PHB, NODE, SYS
+  BytesPerSecond bottleneck;        // smallest per-direction bandwidth along the route
+};
+
+class Topology {
+ public:
+  struct Impl;
+  Topology(std::shared_ptr<const Impl> impl);
+
+  const std::string& name() const;
+  const std::string& description() const;
+  const std::vector<std::string>& notes() const;
+  double psu_w() const;
+  bool p2p_patched_driver() const;
+
+  const std::vector<Device>& devices() const;
+  const std::vector<Link>& links() const;
+  const Device& device(DeviceId id) const;
+  const Link& link(LinkId id) const;
+  /// Throws std::out_of_range with the name when absent.
+  DeviceId find(std::string_view name) const;
+  std::optional<DeviceId> try_find(std::string_view name) const;
+
+  /// Device ids of one kind in layout order (e.g. all GPUs: index i is "GPU i").
+  std::vector<DeviceId> of_kind(DeviceKind k) const;
+  std::vector<DeviceId> gpus() const { return of_kind(DeviceKind::Gpu); }
+  std::vector<DeviceId> nics() const { return of_kind(DeviceKind::Nic); }
+  std::vector<DeviceId> cpus() const { return of_kind(DeviceKind::Cpu); }
+
+  /// The PCIe link that connects a device to its parent (GPU, NIC, switch uplink, chipset uplink).
+  std::optional<LinkId> uplink(DeviceId d) const;
+  /// The CPU socket device a device belongs to.
+  DeviceId socket_of(DeviceId d) const;
+
+  /// The route NCCL would prefer: NVLink (direct, via NVSwitch, or through one intermediate GPU)
+  /// when present, else the PCIe / inter-socket route.
+  Path path(DeviceId a, DeviceId b) const;
+  /// The PCIe / chipset / inter-socket route, ignoring NVLink.
+  Path pcie_path(DeviceId a, DeviceId b) const;
+  /// The NVLink-only route (direct, through an NVSwitch, or via one intermediate GPU), if any.
+  std::optional<Path> nvlink_path(DeviceId a, DeviceId b) const;
+  /// Number of NVLink links directly joining two GPUs (through an NVSwitch: the links per GPU).
+  int nvlink_count(DeviceId a, DeviceId b) const;
+
+  /// Warnings found while building (power, down-trained links); errors throw instead.
+  const std::vector<std::string>& warnings() const;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace rigsim::topology
