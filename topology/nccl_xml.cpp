@@ -3,6 +3,8 @@
 // these tables turn those into catalog keys. PCI ids are from the PCI ID Repository
 // (pci-ids.ucw.cz), recalled [R], not re-checked; where the dump does not identify a device the
 // choice is a documented guess and the importer records it in the layout's notes.
+#include "topology/nccl_xml.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -14,7 +16,6 @@
 #include "common/input.hpp"
 #include "topology/build.hpp"
 #include "topology/catalog.hpp"
-#include "topology/nccl_xml.hpp"
 #include "topology/nccl_xml_ids.hpp"
 
 namespace rigsim::topology {
@@ -26,6 +27,8 @@ struct PciModel {
   std::string_view key;
 };
 
+// Tables keep a few rows per line; clang-format would put each row on its own.
+// clang-format off
 // GPUs. Several ids may map to one key; the first row of a key is the id the exporter writes.
 // V100 SXM2: 1db1 is the 16 GB and 1db5 the 32 GB board, so 1db5 maps to v100-sxm2-32gb.
 constexpr auto kGpuIds = std::to_array<PciModel>({
@@ -83,9 +86,9 @@ constexpr auto kIntelModels = std::to_array<CpuidModel>({
     {143, "xeon-scalable-4"}, {207, "xeon-scalable-4"}, {158, "core-desktop-10"}, {165, "core-desktop-10"},
     {166, "core-desktop-10"}, {151, "core-desktop-12"}, {183, "core-desktop-12"}, {191, "core-desktop-12"},
 });
-// AMD models within a family (AMD PPRs, [R]); NCCL writes familyid as base + (extended << 4), so
-// family 0x17 appears as 23 or 143 and 0x19 as 25 or 175. Zen/Zen+ dies are shared by Ryzen,
-// Threadripper and EPYC; the server part is chosen because multi-socket dumps come from servers.
+// AMD models within a family (AMD PPRs, [R]); `family` as amd_family() gives it. Zen (0x17/0x01)
+// and Zen 2 (0x17/0x31) dies are shared by Ryzen/Threadripper and EPYC: the EPYC is taken. A
+// desktop part in a file with several <cpu> becomes the server part (see cpu_model).
 struct AmdModel {
   int family;  // 0x17 or 0x19
   int model;
@@ -96,6 +99,8 @@ constexpr auto kAmdModels = std::to_array<AmdModel>({
     {0x17, 0x71, "ryzen-3000"}, {0x19, 0x01, "epyc-7003"},      {0x19, 0x08, "threadripper-pro-5000"},
     {0x19, 0x11, "epyc-9004"},  {0x19, 0x21, "ryzen-5000"},     {0x19, 0x61, "ryzen-7000"},
 });
+
+// clang-format on
 
 template <std::size_t N>
 std::optional<std::string_view> key_of(const std::array<PciModel, N>& table, PciId id) {
@@ -112,26 +117,38 @@ std::optional<PciId> id_of(const std::array<PciModel, N>& table, std::string_vie
 }
 
 std::string hex(PciId id) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04x:%04x", id.vendor, id.device);
-  return buf;
+  std::array<char, 16> buf{};
+  std::snprintf(buf.data(), buf.size(), "%04x:%04x", id.vendor, id.device);
+  return buf.data();
 }
 
 /// Preferred GPU for a compute capability when the PCI id is unknown (reference nccl.md §d.6 `sm`).
 std::string_view gpu_for_sm(const GpuFacts& f) {
   switch (f.sm) {
-    case 37: return "tesla-k80";
-    case 52: return "tesla-m40";  // GM200: also the GeForce GTX TITAN X, not in the catalog
-    case 60: return "tesla-p100-pcie-16gb";
-    case 61: return "tesla-p40";  // GP102/GP104: also GTX 1080 / TITAN Xp, not in the catalog
-    case 70: return f.nvlink ? "v100-sxm2" : "v100-pcie";
-    case 75: return f.geforce_class ? "rtx-2080-ti" : "quadro-rtx-6000";
-    case 80: return f.nvlink ? "a100-sxm4-80gb" : "a100-pcie-80gb";
-    case 86: return f.geforce_class ? "rtx-3090" : "rtx-a6000";
-    case 89: return f.geforce_class ? "rtx-4090" : "l40s";
-    case 90: return f.nvlink ? "h100-sxm5" : "h100-pcie";
-    case 120: return "rtx-5090";
-    default: return "";
+    case 37:
+      return "tesla-k80";
+    case 52:
+      return "tesla-m40";  // GM200: also the GeForce GTX TITAN X, not in the catalog
+    case 60:
+      return "tesla-p100-pcie-16gb";
+    case 61:
+      return "tesla-p40";  // GP102/GP104: also GTX 1080 / TITAN Xp, not in the catalog
+    case 70:
+      return f.nvlink ? "v100-sxm2" : "v100-pcie";
+    case 75:
+      return f.geforce_class ? "rtx-2080-ti" : "quadro-rtx-6000";
+    case 80:
+      return f.nvlink ? "a100-sxm4-80gb" : "a100-pcie-80gb";
+    case 86:
+      return f.geforce_class ? "rtx-3090" : "rtx-a6000";
+    case 89:
+      return f.geforce_class ? "rtx-4090" : "l40s";
+    case 90:
+      return f.nvlink ? "h100-sxm5" : "h100-pcie";
+    case 120:
+      return "rtx-5090";
+    default:
+      return "";
   }
 }
 
@@ -157,8 +174,14 @@ std::string intel_model(int model) {
   return "";
 }
 
+/// NCCL writes an AMD familyid as base + (extended << 4) (0x8F, 0xAF, 0xBF); CPUID's family is
+/// base + extended (0x17 Zen/Zen 2, 0x19 Zen 3/4, 0x1A Zen 5). Accept both.
+int amd_family(int familyid) {
+  return familyid == 0x8F ? 0x17 : familyid == 0xAF ? 0x19 : familyid == 0xBF ? 0x1a : familyid;
+}
+
 std::string amd_model(int family, int model) {
-  const int f = family == 143 ? 0x17 : family == 175 ? 0x19 : family == 191 ? 0x1a : family;
+  const int f = amd_family(family);
   for (const auto& row : kAmdModels)
     if (row.family == f && row.model == model) return std::string(row.key);
   return "";
@@ -168,7 +191,7 @@ std::string amd_model(int family, int model) {
 /// else BDW), by family for AMD; Zen 5 (family 0x1A) has no catalog entry: epyc-9004.
 std::string cpu_fallback(bool intel, int family, int model) {
   if (intel) return model >= 0x8F ? "xeon-scalable-4" : model >= 0x55 ? "xeon-scalable-2" : "xeon-e5-v4";
-  const int f = family == 143 ? 0x17 : family == 175 ? 0x19 : family == 191 ? 0x1a : family;
+  const int f = amd_family(family);
   if (f == 0x17) return model < 0x30 ? "epyc-7001" : "epyc-7002";
   if (f == 0x19) return model < 0x10 ? "epyc-7003" : "epyc-9004";
   return f > 0x19 ? "epyc-9004" : "epyc-7002";
@@ -190,34 +213,40 @@ ModelChoice gpu_model(const GpuFacts& f) {
   return {key, id_text + ", " + why + ": assumed " + key};
 }
 
-ModelChoice cpu_model(std::string_view vendor, int family, int model) {
+ModelChoice cpu_model(std::string_view vendor, int family, int model, bool multi_socket) {
   const bool intel = vendor == "GenuineIntel";
   const bool amd = vendor == "AuthenticAMD";
-  const std::string what = std::string(vendor) + " family " + std::to_string(family) + " model " +
-                           std::to_string(model);
-  if (intel && family == 6) {
-    if (std::string key = intel_model(model); !key.empty()) {
-      if (model == 85) return {key, what + " is Skylake-SP or Cascade Lake (same CPUID model): assumed " + key};
-      if (model == 207) return {key, what + " (Emerald Rapids) has no catalog entry: assumed " + key};
-      return {key, ""};
-    }
-  }
-  if (amd)
-    if (std::string key = amd_model(family, model); !key.empty()) return {key, ""};
-  if (intel || amd) {
-    std::string key = cpu_fallback(intel, family, model);
+  const std::string what =
+      std::string(vendor) + " family " + std::to_string(family) + " model " + std::to_string(model);
+  if (!intel && !amd)
+    return {"xeon-e5-v4",
+            "CPU vendor \"" + std::string(vendor) +
+                "\" has no catalog entry: assumed xeon-e5-v4 (6 GB/s between sockets, as NCCL assumes "
+                "for Zhaoxin and ARM)"};
+  std::string key = intel ? (family == 6 ? intel_model(model) : "") : amd_model(family, model);
+  if (key.empty()) {
+    key = cpu_fallback(intel, family, model);
     return {key, what + " is not in the CPUID table: assumed " + key};
   }
-  return {"xeon-e5-v4", "CPU vendor \"" + std::string(vendor) +
-                            "\" has no catalog entry: assumed xeon-e5-v4 (6 GB/s between sockets, as NCCL assumes "
-                            "for Zhaoxin and ARM)"};
+  const CpuSpec* spec = find_cpu(key);
+  if (multi_socket && spec != nullptr && spec->inter_socket == InterSocketKind::None) {
+    // A desktop die (Ryzen, Threadripper 2990WX NUMA nodes, Core) in a file with several <cpu>.
+    const std::string server = cpu_fallback(intel, family, model);
+    return {server, what + " is a single-socket part (" + key + ") but the file has several <cpu>: assumed " +
+                        server};
+  }
+  if (intel && model == 85)
+    return {key, what + " is Skylake-SP or Cascade Lake (same CPUID model): assumed " + key};
+  if (intel && model == 207) return {key, what + " (Emerald Rapids) has no catalog entry: assumed " + key};
+  return {key, ""};
 }
 
 ModelChoice switch_model(PciId id, int link_gen, int lanes_needed) {
   if (auto key = key_of(kSwitchIds, id); key && find_switch(*key)) {
     if (id == PciId{0x1000, 0xc010} && link_gen >= 5)
       return {"pex89144", "Broadcom 1000:c010 at a Gen5 link: assumed pex89144"};
-    if (id == PciId{0x10b5, 0x9765}) return {"pex9797", "PEX 9765 has no catalog entry: assumed pex9797 (same family)"};
+    if (id == PciId{0x10b5, 0x9765})
+      return {"pex9797", "PEX 9765 has no catalog entry: assumed pex9797 (same family)"};
     return {std::string(*key), ""};
   }
   // Unknown chip: Broadcom's largest switch of the generation (one per generation keeps imports stable).
@@ -259,18 +288,28 @@ ModelChoice nic_model(PciId id, long speed_mbps, int link_gen) {
 }
 
 ModelChoice nvswitch_model(int sm, int gpu_nvlink_gen) {
-  const std::string_view by_sm = sm == 70 ? "nvswitch-gen1" : sm == 80 ? "nvswitch-gen2" : sm == 90 ? "nvswitch-gen3" : "";
+  const std::string_view by_sm = sm == 70   ? "nvswitch-gen1"
+                                 : sm == 80 ? "nvswitch-gen2"
+                                 : sm == 90 ? "nvswitch-gen3"
+                                            : "";
   if (!by_sm.empty() && find_nvswitch(by_sm)) return {std::string(by_sm), ""};
   for (const NvSwitchSpec& s : nvswitch_catalog())
     if (s.nvlink_gen == gpu_nvlink_gen)
-      return {std::string(s.key), "NVSwitch for sm " + std::to_string(sm) + ": the one of the GPU's NVLink generation"};
+      return {std::string(s.key),
+              "NVSwitch for sm " + std::to_string(sm) + ": the one of the GPU's NVLink generation"};
   const std::string key(nvswitch_catalog().back().key);
   return {key, "NVSwitch for sm " + std::to_string(sm) + ": assumed the newest, " + key};
 }
 
-std::optional<PciId> gpu_pci_id(std::string_view key) { return id_of(kGpuIds, key); }
-std::optional<PciId> switch_pci_id(std::string_view key) { return id_of(kSwitchIds, key); }
-std::optional<PciId> nic_pci_id(std::string_view key) { return id_of(kNicIds, key); }
+std::optional<PciId> gpu_pci_id(std::string_view key) {
+  return id_of(kGpuIds, key);
+}
+std::optional<PciId> switch_pci_id(std::string_view key) {
+  return id_of(kSwitchIds, key);
+}
+std::optional<PciId> nic_pci_id(std::string_view key) {
+  return id_of(kNicIds, key);
+}
 
 int link_gen_of(std::string_view link_speed) {
   const std::string text(link_speed);
@@ -283,16 +322,18 @@ int link_gen_of(std::string_view link_speed) {
 }
 
 std::string link_speed_of(int gen) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GT/s PCIe", pcie_gen(gen).gts);
-  return buf;
+  std::array<char, 32> buf{};
+  std::snprintf(buf.data(), buf.size(), "%.1f GT/s PCIe", pcie_gen(gen).gts);
+  return buf.data();
 }
 
 bool is_software_interface(std::string_view name) {
   static constexpr std::array<std::string_view, 13> kPrefixes = {
-      "docker", "br-", "lxcbr", "virbr", "veth", "cni", "flannel", "cali", "vxlan", "tun", "tap", "weave", "kube-"};
+      "docker", "br-",   "lxcbr", "virbr", "veth",  "cni",  "flannel",
+      "cali",   "vxlan", "tun",   "tap",   "weave", "kube-"};
   if (name == "lo") return true;
-  return std::any_of(kPrefixes.begin(), kPrefixes.end(), [&](std::string_view p) { return name.starts_with(p); });
+  return std::any_of(kPrefixes.begin(), kPrefixes.end(),
+                     [&](std::string_view p) { return name.starts_with(p); });
 }
 
 }  // namespace nccl_xml

@@ -9,13 +9,13 @@
 //   tclass 0x068000 with count = the GPU's links to it (NCCL folds all switch chips into one node).
 // A chipset becomes a plain bridge, and EPYC host bridges shared by several devices are not
 // visible, so importing an export gives back those parts as switches / separate root ports.
-#include <pugixml.hpp>
-
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <pugixml.hpp>
 #include <sstream>
 
 #include "topology/catalog.hpp"
@@ -28,12 +28,14 @@ namespace {
 using pugi::xml_node;
 
 std::string hex(unsigned value, int digits) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%0*x", digits, value);
-  return buf;
+  std::array<char, 16> buf{};
+  std::snprintf(buf.data(), buf.size(), "0x%0*x", digits, value);
+  return buf.data();
 }
 
-std::string gpu_class(const Device& d) { return d.gpu->geforce ? "0x030000" : "0x030200"; }
+std::string gpu_class(const Device& d) {
+  return d.gpu->geforce ? "0x030000" : "0x030200";
+}
 
 class Exporter {
  public:
@@ -60,14 +62,18 @@ class Exporter {
     for (DeviceId cpu : topo_.cpus()) emit_cpu(system, topo_.device(cpu));
     std::ostringstream out;
     doc.save(out, "  ", pugi::format_indent | pugi::format_no_declaration);
-    return out.str();
+    // NCCL writes empty elements as <gpu .../>; pugixml puts a space before "/>". Attribute values
+    // here are numbers, ids and fixed strings, so the pattern occurs only at element ends.
+    std::string xml = out.str();
+    for (auto at = xml.find(" />"); at != std::string::npos; at = xml.find(" />", at)) xml.erase(at, 1);
+    return xml;
   }
 
  private:
   static std::string bus_id(std::size_t n) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%04zx:%02zx:00.0", n / 256, n % 256);
-    return buf;
+    std::array<char, 32> buf{};
+    std::snprintf(buf.data(), buf.size(), "%04zx:%02zx:00.0", n / 256, n % 256);
+    return buf.data();
   }
 
   void emit_cpu(xml_node system, const Device& cpu) {
@@ -149,13 +155,16 @@ class Exporter {
   }
 
   const Topology& topo_;
-  std::map<DeviceId, std::vector<DeviceId>> children_;  // PCIe children of host bridges, switches, chipsets, CPUs
+  std::map<DeviceId, std::vector<DeviceId>>
+      children_;  // PCIe children of host bridges, switches, chipsets, CPUs
   std::map<DeviceId, std::string> busid_;
   std::map<DeviceId, int> index_;  // GPU / NIC number
 };
 
 }  // namespace
 
-std::string export_nccl_xml(const Topology& topo) { return Exporter(topo).run(); }
+std::string export_nccl_xml(const Topology& topo) {
+  return Exporter(topo).run();
+}
 
 }  // namespace rigsim::topology

@@ -27,14 +27,16 @@ struct ModelChoice {
 /// What a GPU's <pci>/<gpu> elements say about it.
 struct GpuFacts {
   PciId id;
-  int sm = 0;               // 0: no <gpu> element or no sm
+  int sm = 0;                  // 0: no <gpu> element or no sm
   bool geforce_class = false;  // class 0x0300xx (VGA: consumer and workstation cards) vs 0x0302xx
-  bool nvlink = false;      // lists NVLink to another GPU or an NVSwitch
-  int link_gen = 0;         // stated PCIe generation, 0 when unknown
+  bool nvlink = false;         // lists NVLink to another GPU or an NVSwitch
+  int link_gen = 0;            // stated PCIe generation, 0 when unknown
 };
 
 ModelChoice gpu_model(const GpuFacts& facts);
-ModelChoice cpu_model(std::string_view vendor, int family, int model);
+/// `multi_socket`: the file has several <cpu>, so a single-socket (desktop) part is replaced by the
+/// server part of its generation.
+ModelChoice cpu_model(std::string_view vendor, int family, int model, bool multi_socket);
 /// `link_gen`: the switch's stated generation, else its children's, else its CPU's;
 /// `lanes_needed`: uplink plus the stated (or assumed x16) widths of everything below it.
 ModelChoice switch_model(PciId id, int link_gen, int lanes_needed);

@@ -20,14 +20,13 @@
 //   NVSwitch fabric with links_per_gpu = the sum of a GPU's counts to all switch chips.
 // - <nvlink> between GPUs: one NvLinkEntry per pair (each side lists it). An <nvlink> whose target
 //   is the GPU's own bus id (Azure NC A100 v4 dumps) is ignored.
-#include <pugixml.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <pugixml.hpp>
 #include <set>
 
 #include "common/input.hpp"
@@ -53,23 +52,24 @@ struct NvlinkRef {
 template <typename Entry>
 struct Found {
   Entry entry;
-  std::optional<int> dev;             // NVML index / net plugin index
+  std::optional<int> dev;  // NVML index / net plugin index
   std::string busid;
   int sm = 0;
   std::vector<NvlinkRef> nvlinks;
-  std::vector<std::string> notes;     // given the device's name once it has one
+  std::vector<std::string> notes;  // given the device's name once it has one
 };
 
 /// The CPU being imported and the host bridge its directly attached devices use.
 struct CpuScope {
   std::string id;
   const CpuSpec* spec = nullptr;
-  bool per_root_port = false;   // AMD: one host bridge per x16 root port
-  std::string shared_bridge;    // Intel: the CPU's host bridge; AMD: the one for on-board NICs
+  bool per_root_port = false;  // AMD: one host bridge per x16 root port
+  std::string shared_bridge;   // Intel: the CPU's host bridge; AMD: the one for on-board NICs
 };
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -83,10 +83,18 @@ std::uint16_t hex_attr(xml_node n, const char* name) {
   return static_cast<std::uint16_t>(std::strtoul(n.attribute(name).as_string(), nullptr, 16));
 }
 
-PciId pci_id_of(xml_node pci) { return {hex_attr(pci, "vendor"), hex_attr(pci, "device")}; }
-std::string busid_of(xml_node pci) { return lower(pci.attribute("busid").as_string()); }
-std::string class_of(xml_node pci) { return lower(pci.attribute("class").as_string()); }
-int gen_of(xml_node pci) { return nccl_xml::link_gen_of(pci.attribute("link_speed").as_string()); }
+PciId pci_id_of(xml_node pci) {
+  return {hex_attr(pci, "vendor"), hex_attr(pci, "device")};
+}
+std::string busid_of(xml_node pci) {
+  return lower(pci.attribute("busid").as_string());
+}
+std::string class_of(xml_node pci) {
+  return lower(pci.attribute("class").as_string());
+}
+int gen_of(xml_node pci) {
+  return nccl_xml::link_gen_of(pci.attribute("link_speed").as_string());
+}
 int width_of(xml_node pci) {
   const int w = pci.attribute("link_width").as_int(0);
   return w >= 1 && w <= 32 ? w : 0;
@@ -125,19 +133,22 @@ class Importer {
     const pugi::xml_parse_result parsed =
         doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
     if (!parsed)
-      throw InputError(spec_.file, line_column(parsed.offset), std::string("malformed XML: ") + parsed.description());
+      throw InputError(spec_.file, line_column(parsed.offset),
+                       std::string("malformed XML: ") + parsed.description());
     const xml_node system = read_system(doc);
+    cpu_count_ = std::distance(system.children("cpu").begin(), system.children("cpu").end());
     int index = 0;
     for (xml_node cpu : system.children("cpu")) import_cpu(cpu, index++);
     for (xml_node child : system.children())
-      if (std::string_view(child.name()) != "cpu") note("<" + std::string(child.name()) + "> ignored", where(child));
+      if (std::string_view(child.name()) != "cpu")
+        note("<" + std::string(child.name()) + "> ignored", where(child));
     finish_gpus();
     finish_nics();
     add_inter_socket();
     for (const auto& [message, subjects] : notes_) {
       std::string who;
-      for (const auto& s : subjects) who += (who.empty() ? "" : ", ") + s;
-      spec_.notes.push_back(who.empty() ? message : who + ": " + message);
+      for (const auto& s : subjects) who.append(who.empty() ? "" : ", ").append(s);
+      spec_.notes.push_back(who.empty() ? message : who.append(": ").append(message));
     }
     return std::move(spec_);
   }
@@ -145,13 +156,16 @@ class Importer {
  private:
   std::size_t line_of(std::ptrdiff_t offset) const {
     if (offset < 0) return 0;
-    return static_cast<std::size_t>(std::lower_bound(newlines_.begin(), newlines_.end(),
-                                                     static_cast<std::size_t>(offset)) - newlines_.begin()) + 1;
+    return static_cast<std::size_t>(
+               std::lower_bound(newlines_.begin(), newlines_.end(), static_cast<std::size_t>(offset)) -
+               newlines_.begin()) +
+           1;
   }
   std::string line_column(std::ptrdiff_t offset) const {
     const std::size_t line = line_of(offset);
     const std::size_t start = line <= 1 ? 0 : newlines_[line - 2] + 1;
-    return "line " + std::to_string(line) + ", column " + std::to_string(static_cast<std::size_t>(offset) - start + 1);
+    return "line " + std::to_string(line) + ", column " +
+           std::to_string(static_cast<std::size_t>(offset) - start + 1);
   }
   std::string where(xml_node n) const { return "line " + std::to_string(line_of(n.offset_debug())); }
   [[noreturn]] void fail(xml_node n, const std::string& message) const {
@@ -168,8 +182,9 @@ class Importer {
   xml_node read_system(const pugi::xml_document& doc) {
     const xml_node system = doc.child("system");
     if (!system)
-      fail(doc.first_child(), "no <system> element: an NCCL topology file is <system version=\"1\"> with <cpu> "
-                              "elements inside");
+      fail(doc.first_child(),
+           "no <system> element: an NCCL topology file is <system version=\"1\"> with <cpu> "
+           "elements inside");
     const std::string version = trim(system.attribute("version").as_string());
     if (version != "1")
       fail(system, "<system version=\"" + version + "\">: NCCL reads only version 1 (NCCL_TOPO_XML_VERSION)");
@@ -178,10 +193,11 @@ class Importer {
     const std::string stem = std::filesystem::path(spec_.file).stem().string();
     spec_.name = !name.empty() ? name : !stem.empty() ? stem : "nccl-topo";
     spec_.description = "imported from NCCL topology XML";
-    spec_.notes.push_back("Imported from NCCL topology XML " + spec_.file +
-                          ". Devices attach with the link the file states; an empty link_speed or link_width=\"0\" "
-                          "means the device's own capability (NCCL would assume Gen3 x16). Intel sockets get one "
-                          "host bridge, AMD EPYC/Threadripper one x16 host bridge per top-level device.");
+    spec_.notes.push_back(
+        "Imported from NCCL topology XML " + spec_.file +
+        ". Devices attach with the link the file states; an empty link_speed or link_width=\"0\" "
+        "means the device's own capability (NCCL would assume Gen3 x16). Intel sockets get one "
+        "host bridge, AMD EPYC/Threadripper one x16 host bridge per top-level device.");
     return system;
   }
 
@@ -200,13 +216,15 @@ class Importer {
     e.id = "cpu" + std::to_string(index);
     e.socket = index;
     e.where = where(cpu);
-    const ModelChoice m = nccl_xml::cpu_model(trim(cpu.attribute("vendor").as_string()),
-                                              cpu.attribute("familyid").as_int(0), cpu.attribute("modelid").as_int(0));
+    const ModelChoice m =
+        nccl_xml::cpu_model(trim(cpu.attribute("vendor").as_string()), cpu.attribute("familyid").as_int(0),
+                            cpu.attribute("modelid").as_int(0), cpu_count_ > 1);
     e.model = m.key;
     if (!m.guess.empty()) note(m.guess, e.id);
     const int numa = cpu.attribute("numaid").as_int(-1);
     e.numa = numa >= 0 ? numa : index;
-    if (numa < 0) note("numaid=\"-1\" or missing (seen in VM dumps): NUMA node taken as the <cpu>'s position", e.id);
+    if (numa < 0)
+      note("numaid=\"-1\" or missing (seen in VM dumps): NUMA node taken as the <cpu>'s position", e.id);
     spec_.cpus.push_back(e);
 
     CpuScope scope;
@@ -215,12 +233,16 @@ class Importer {
     scope.per_root_port = scope.spec != nullptr && scope.spec->root_port_per_x16;
     cpu_gen_ = scope.spec != nullptr ? scope.spec->pcie_gen : 3;
     if (!scope.per_root_port)
-      scope.shared_bridge = new_host_bridge(scope, scope.spec != nullptr ? scope.spec->pcie_lanes : 16, e.where);
+      scope.shared_bridge =
+          new_host_bridge(scope, scope.spec != nullptr ? scope.spec->pcie_lanes : 16, e.where);
     for (xml_node child : cpu.children()) {
       const std::string_view name = child.name();
-      if (name == "pci") import_pci(child, scope.shared_bridge, scope, true);
-      else if (name == "nic") import_cpu_nic(child, scope);
-      else note("<" + std::string(name) + "> ignored", where(child));
+      if (name == "pci")
+        import_pci(child, scope.shared_bridge, scope, true);
+      else if (name == "nic")
+        import_cpu_nic(child, scope);
+      else
+        note("<" + std::string(name) + "> ignored", where(child));
     }
     // The builder wants a host bridge on every CPU, even one with nothing below it.
     const bool bridged = std::any_of(spec_.host_bridges.begin(), spec_.host_bridges.end(),
@@ -231,7 +253,8 @@ class Importer {
   void import_pci(xml_node pci, std::string parent, CpuScope& scope, bool top_level) {
     const PciKind kind = kind_of(pci);
     if (kind == PciKind::NvSwitch) {
-      note("NVSwitch <pci> nodes (class 0x068000) skipped: the GPUs' <nvlink> elements give the fabric", where(pci));
+      note("NVSwitch <pci> nodes (class 0x068000) skipped: the GPUs' <nvlink> elements give the fabric",
+           where(pci));
       return;
     }
     if (kind == PciKind::Other) {
@@ -281,9 +304,12 @@ class Importer {
     spec_.switches.push_back(e);
     for (xml_node child : pci.children()) {
       const std::string_view name = child.name();
-      if (name == "pci") import_pci(child, id, scope, false);
-      else if (name == "nic") import_nic(xml_node(), child, id);
-      else note("<" + std::string(name) + "> ignored", where(child));
+      if (name == "pci")
+        import_pci(child, id, scope, false);
+      else if (name == "nic")
+        import_nic(xml_node(), child, id);
+      else
+        note("<" + std::string(name) + "> ignored", where(child));
     }
   }
 
@@ -300,12 +326,16 @@ class Importer {
       nvlink = nvlink || (ref.target != f.busid && ref.count > 0);
       f.nvlinks.push_back(ref);
     }
-    const ModelChoice m = nccl_xml::gpu_model(
-        {.id = pci_id_of(pci), .sm = f.sm, .geforce_class = class_of(pci).starts_with("0x0300"), .nvlink = nvlink,
-         .link_gen = gen_of(pci)});
+    const ModelChoice m = nccl_xml::gpu_model({.id = pci_id_of(pci),
+                                               .sm = f.sm,
+                                               .geforce_class = class_of(pci).starts_with("0x0300"),
+                                               .nvlink = nvlink,
+                                               .link_gen = gen_of(pci)});
     if (!m.guess.empty()) f.notes.push_back(m.guess);
-    if (!gpu) f.notes.push_back("a <pci> GPU without <gpu> (hand-written file): imported from its class");
-    else if (!gpu.attribute("rank")) f.notes.push_back("<gpu> without rank (NCCL would skip it): imported");
+    if (!gpu)
+      f.notes.emplace_back("a <pci> GPU without <gpu> (hand-written file): imported from its class");
+    else if (!gpu.attribute("rank"))
+      f.notes.emplace_back("<gpu> without rank (NCCL would skip it): imported");
     f.entry.model = m.key;
     f.entry.attach = attach_of(pci, parent, f.busid, false);
     f.entry.where = where(pci);
@@ -319,19 +349,19 @@ class Importer {
     const long long speed = net.attribute("speed").as_llong(0);
     if (net.attribute("dev")) f.dev = net.attribute("dev").as_int();
     const auto ports = std::distance(nic.children("net").begin(), nic.children("net").end());
-    if (ports > 1) f.notes.push_back("a <nic> with several <net> ports is one NIC, as NCCL merges them");
-    const ModelChoice m = nccl_xml::nic_model(pci ? pci_id_of(pci) : PciId{}, static_cast<long>(speed),
-                                              pci ? gen_of(pci) : 0);
+    if (ports > 1) f.notes.emplace_back("a <nic> with several <net> ports is one NIC, as NCCL merges them");
+    const ModelChoice m =
+        nccl_xml::nic_model(pci ? pci_id_of(pci) : PciId{}, static_cast<long>(speed), pci ? gen_of(pci) : 0);
     if (!m.guess.empty()) f.notes.push_back(m.guess);
     f.entry.model = m.key;
     f.entry.speed_gbps = speed > 0 ? static_cast<double>(speed) / 1000.0 : 0;
     const NicSpec* spec = find_nic(m.key);
     if (spec != nullptr && f.entry.speed_gbps > spec->speed_gbps * spec->ports)
-      f.notes.push_back("speed " + std::to_string(speed) + " Mb/s is above the model's line rate: kept, as NCCL "
-                        "reads it");
+      f.notes.emplace_back("speed " + std::to_string(speed) +
+                           " Mb/s is above the model's line rate: kept, as NCCL "
+                           "reads it");
     f.entry.where = where(pci ? pci : nic);
-    f.entry.attach = pci ? attach_of(pci, parent, busid_of(pci), false)
-                         : on_board(parent, f.entry.where);
+    f.entry.attach = pci ? attach_of(pci, parent, busid_of(pci), false) : on_board(parent, f.entry.where);
     nics_.push_back(std::move(f));
   }
 
@@ -343,22 +373,27 @@ class Importer {
       software = software && nccl_xml::is_software_interface(net.attribute("name").as_string());
     }
     if (software) {
-      note("software network interfaces (" + names + ") listed under the CPU are not PCIe devices: skipped", scope.id);
+      note("software network interfaces (" + names + ") listed under the CPU are not PCIe devices: skipped",
+           scope.id);
       return;
     }
     if (scope.shared_bridge.empty()) scope.shared_bridge = new_host_bridge(scope, 16, where(nic));
     import_nic(xml_node(), nic, scope.shared_bridge);
-    nics_.back().notes.push_back("a <nic> with no PCI parent: attached to its CPU's host bridge on an on-board link");
+    nics_.back().notes.emplace_back(
+        "a <nic> with no PCI parent: attached to its CPU's host bridge on an on-board link");
   }
 
   /// NVML numbers GPUs by `dev`; without it, CUDA_DEVICE_ORDER=PCI_BUS_ID order is the bus id order.
   template <typename T>
   void order(std::vector<Found<T>>& found, const char* what) {
-    const bool by_dev = std::all_of(found.begin(), found.end(), [](const auto& f) { return f.dev.has_value(); });
+    const bool by_dev =
+        std::all_of(found.begin(), found.end(), [](const auto& f) { return f.dev.has_value(); });
     if (by_dev)
-      std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return *a.dev < *b.dev; });
+      std::stable_sort(found.begin(), found.end(),
+                       [](const auto& a, const auto& b) { return *a.dev < *b.dev; });
     else if (std::string_view(what) == "gpu")
-      std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.busid < b.busid; });
+      std::stable_sort(found.begin(), found.end(),
+                       [](const auto& a, const auto& b) { return a.busid < b.busid; });
     for (std::size_t i = 0; i < found.size(); ++i) {
       found[i].entry.id = what + std::to_string(i);
       for (const auto& n : found[i].notes) note(n, found[i].entry.id);
@@ -380,64 +415,87 @@ class Importer {
     for (const auto& n : nics_) spec_.nics.push_back(n.entry);
   }
 
+  /// The GPUs' links to NVSwitch chips, folded into one fabric as NCCL does.
+  struct Fabric {
+    NvSwitchEntry entry;
+    std::map<std::string, int> links;  // GPU -> links to all chips
+    std::set<std::string> chips;       // the chips' bus ids
+    int sm = 0;
+    int nvlink_gen = 0;
+  };
+
   void add_nvlinks(const std::map<std::string, std::size_t>& by_busid) {
-    std::set<std::pair<std::string, std::string>> seen;
-    NvSwitchEntry fabric;
-    fabric.id = "nvswitch0";
-    std::map<std::string, int> switch_links;  // GPU -> links to all switch chips
-    std::set<std::string> chips;
-    int fabric_sm = 0, fabric_gen = 0;
+    std::set<std::pair<std::string, std::string>> seen;  // GPU pairs, each listed by both GPUs
+    Fabric fabric;
     for (const auto& g : gpus_) {
-      const std::string& id = g.entry.id;
-      const GpuSpec* spec = find_gpu(g.entry.model);
       for (const NvlinkRef& ref : g.nvlinks) {
         if (ref.count <= 0) continue;
-        if (ref.target == g.busid) {
-          note("<nvlink> to the GPU's own bus id (an artifact of Azure NC A100 v4 dumps) ignored", id);
-          continue;
-        }
-        if (ref.tclass.starts_with("0x068000")) {
-          if (switch_links[id] == 0) fabric.gpus.push_back(id);
-          if (fabric.where.empty()) fabric.where = ref.where;
-          switch_links[id] += ref.count;
-          chips.insert(ref.target);
-          fabric_sm = fabric_sm == 0 ? g.sm : fabric_sm;
-          fabric_gen = fabric_gen == 0 && spec != nullptr ? spec->nvlink_gen : fabric_gen;
-          continue;
-        }
-        const auto peer = by_busid.find(ref.target);
-        if (peer == by_busid.end()) {
-          note("<nvlink> to " + ref.target + " (tclass " + ref.tclass + "), not a GPU of this file: ignored", id);
-          continue;
-        }
-        const GpuEntry& other = gpus_[peer->second].entry;
-        const GpuSpec* peer_spec = find_gpu(other.model);
-        if ((spec != nullptr && spec->nvlink_gen == 0) || (peer_spec != nullptr && peer_spec->nvlink_gen == 0)) {
-          note("<nvlink> between GPUs whose catalog model has no NVLink: ignored", id);
-          continue;
-        }
-        if (!seen.insert(std::minmax(id, other.id)).second) continue;  // listed by both GPUs
-        NvLinkEntry e;
-        e.a = id;
-        e.b = other.id;
-        e.links = ref.count;
-        e.bridge = spec != nullptr && spec->nvlink_bridge;
-        e.where = ref.where;
-        spec_.nvlinks.push_back(e);
+        if (ref.target == g.busid)
+          note("<nvlink> to the GPU's own bus id (an artifact of Azure NC A100 v4 dumps) ignored",
+               g.entry.id);
+        else if (ref.tclass.starts_with("0x068000"))
+          join_fabric(fabric, g, ref);
+        else
+          add_gpu_link(g, ref, by_busid, seen);
       }
     }
-    if (fabric.gpus.empty()) return;
-    const ModelChoice m = nccl_xml::nvswitch_model(fabric_sm, fabric_gen);
-    fabric.model = m.key;
-    if (!m.guess.empty()) note(m.guess, fabric.id);
-    fabric.chips = static_cast<int>(chips.size());
-    const auto [lo, hi] = std::minmax_element(switch_links.begin(), switch_links.end(),
-                                              [](const auto& a, const auto& b) { return a.second < b.second; });
-    fabric.links_per_gpu = lo->second;
+    if (!fabric.entry.gpus.empty()) add_fabric(fabric);
+  }
+
+  void add_gpu_link(const Found<GpuEntry>& g, const NvlinkRef& ref,
+                    const std::map<std::string, std::size_t>& by_busid,
+                    std::set<std::pair<std::string, std::string>>& seen) {
+    const auto peer = by_busid.find(ref.target);
+    if (peer == by_busid.end()) {
+      note("<nvlink> to " + ref.target + " (tclass " + ref.tclass + "), not a GPU of this file: ignored",
+           g.entry.id);
+      return;
+    }
+    const GpuEntry& other = gpus_[peer->second].entry;
+    const GpuSpec* spec = find_gpu(g.entry.model);
+    const GpuSpec* peer_spec = find_gpu(other.model);
+    if ((spec != nullptr && spec->nvlink_gen == 0) || (peer_spec != nullptr && peer_spec->nvlink_gen == 0)) {
+      note("<nvlink> between GPUs whose catalog model has no NVLink: ignored", g.entry.id);
+      return;
+    }
+    if (!seen.insert(std::minmax(g.entry.id, other.id)).second) return;
+    NvLinkEntry e;
+    e.a = g.entry.id;
+    e.b = other.id;
+    e.links = ref.count;
+    e.bridge = spec != nullptr && spec->nvlink_bridge;
+    e.where = ref.where;
+    spec_.nvlinks.push_back(e);
+  }
+
+  static void join_fabric(Fabric& fabric, const Found<GpuEntry>& g, const NvlinkRef& ref) {
+    if (fabric.entry.gpus.empty()) {
+      fabric.entry.where = ref.where;
+      fabric.sm = g.sm;
+      const GpuSpec* spec = find_gpu(g.entry.model);
+      fabric.nvlink_gen = spec != nullptr ? spec->nvlink_gen : 0;
+    }
+    if (fabric.links[g.entry.id] == 0) fabric.entry.gpus.push_back(g.entry.id);
+    fabric.links[g.entry.id] += ref.count;
+    fabric.chips.insert(ref.target);
+  }
+
+  void add_fabric(Fabric& fabric) {
+    NvSwitchEntry& e = fabric.entry;
+    e.id = "nvswitch0";
+    const ModelChoice m = nccl_xml::nvswitch_model(fabric.sm, fabric.nvlink_gen);
+    e.model = m.key;
+    if (!m.guess.empty()) note(m.guess, e.id);
+    e.chips = static_cast<int>(fabric.chips.size());
+    const auto [lo, hi] =
+        std::minmax_element(fabric.links.begin(), fabric.links.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; });
+    e.links_per_gpu = lo->second;
     if (lo->second != hi->second)
       note("GPUs list " + std::to_string(lo->second) + " to " + std::to_string(hi->second) +
-               " NVSwitch links: the fabric uses the smallest count for every GPU", fabric.id);
-    spec_.nvswitches.push_back(fabric);
+               " NVSwitch links: the fabric uses the smallest count for every GPU",
+           e.id);
+    spec_.nvswitches.push_back(e);
   }
 
   void add_inter_socket() {
@@ -450,8 +508,10 @@ class Importer {
       e.where = spec_.cpus[i + 1].where;
       spec_.inter_socket.push_back(e);
     }
-    note(std::to_string(spec_.cpus.size()) + " <cpu> elements (NUMA domains): linked as a chain of consecutive "
-         "sockets, one link each; NCCL's XML does not say how sockets are wired", "");
+    note(std::to_string(spec_.cpus.size()) +
+             " <cpu> elements (NUMA domains): linked as a chain of consecutive "
+             "sockets, one link each; NCCL's XML does not say how sockets are wired",
+         "");
   }
 
   const std::string& text_;
@@ -460,6 +520,7 @@ class Importer {
   std::vector<Found<GpuEntry>> gpus_;
   std::vector<Found<NicEntry>> nics_;
   std::vector<std::pair<std::string, std::vector<std::string>>> notes_;
+  std::ptrdiff_t cpu_count_ = 0;  // <cpu> elements in the file
   int cpu_gen_ = 3;  // PCIe generation of the CPU being imported: the fallback for unknown bridges
 };
 

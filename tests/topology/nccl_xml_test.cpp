@@ -23,17 +23,29 @@ Topology from_json(const char* text) {
   return build_topology(parse_layout(nlohmann::json::parse(text), "test-layout.json"));
 }
 
-Topology from_xml(const std::string& xml) { return build_topology(import_nccl_xml(xml, "test.xml")); }
+Topology from_xml(const std::string& xml) {
+  return build_topology(import_nccl_xml(xml, "test.xml"));
+}
 
-Topology round_trip(const Topology& t) { return from_xml(export_nccl_xml(t)); }
+Topology round_trip(const Topology& t) {
+  return from_xml(export_nccl_xml(t));
+}
 
-DeviceId gpu(const Topology& t, std::size_t i) { return t.gpus().at(i); }
+DeviceId gpu(const Topology& t, std::size_t i) {
+  return t.gpus().at(i);
+}
 
-std::string smi(const Topology& t, std::size_t a, std::size_t b) { return t.path(gpu(t, a), gpu(t, b)).smi; }
+std::string smi(const Topology& t, std::size_t a, std::size_t b) {
+  return t.path(gpu(t, a), gpu(t, b)).smi;
+}
 
-PathClass nccl(const Topology& t, std::size_t a, std::size_t b) { return t.path(gpu(t, a), gpu(t, b)).nccl; }
+PathClass nccl(const Topology& t, std::size_t a, std::size_t b) {
+  return t.path(gpu(t, a), gpu(t, b)).nccl;
+}
 
-const Link& gpu_link(const Topology& t, std::size_t i) { return t.link(*t.uplink(gpu(t, i))); }
+const Link& gpu_link(const Topology& t, std::size_t i) {
+  return t.link(*t.uplink(gpu(t, i)));
+}
 
 bool has_note_containing(const Topology& t, const std::string& text) {
   for (const auto& n : t.notes())
@@ -111,14 +123,20 @@ constexpr const char* kNvswitch = R"({
     {"id": "sw3", "model": "pex88096", "parent": "rc3", "link": {"gen": 4, "width": 16}}
   ],
   "gpus": [
-    {"id": "gpu0", "model": "a100-sxm4-40gb", "parent": "sw0"}, {"id": "gpu1", "model": "a100-sxm4-40gb", "parent": "sw0"},
-    {"id": "gpu2", "model": "a100-sxm4-40gb", "parent": "sw1"}, {"id": "gpu3", "model": "a100-sxm4-40gb", "parent": "sw1"},
-    {"id": "gpu4", "model": "a100-sxm4-40gb", "parent": "sw2"}, {"id": "gpu5", "model": "a100-sxm4-40gb", "parent": "sw2"},
-    {"id": "gpu6", "model": "a100-sxm4-40gb", "parent": "sw3"}, {"id": "gpu7", "model": "a100-sxm4-40gb", "parent": "sw3"}
+    {"id": "gpu0", "model": "a100-sxm4-40gb", "parent": "sw0"},
+    {"id": "gpu1", "model": "a100-sxm4-40gb", "parent": "sw0"},
+    {"id": "gpu2", "model": "a100-sxm4-40gb", "parent": "sw1"},
+    {"id": "gpu3", "model": "a100-sxm4-40gb", "parent": "sw1"},
+    {"id": "gpu4", "model": "a100-sxm4-40gb", "parent": "sw2"},
+    {"id": "gpu5", "model": "a100-sxm4-40gb", "parent": "sw2"},
+    {"id": "gpu6", "model": "a100-sxm4-40gb", "parent": "sw3"},
+    {"id": "gpu7", "model": "a100-sxm4-40gb", "parent": "sw3"}
   ],
   "nics": [
-    {"id": "mlx0", "model": "connectx-6-200g", "parent": "sw0"}, {"id": "mlx1", "model": "connectx-6-200g", "parent": "sw1"},
-    {"id": "mlx2", "model": "connectx-6-200g", "parent": "sw2"}, {"id": "mlx3", "model": "connectx-6-200g", "parent": "sw3"}
+    {"id": "mlx0", "model": "connectx-6-200g", "parent": "sw0"},
+    {"id": "mlx1", "model": "connectx-6-200g", "parent": "sw1"},
+    {"id": "mlx2", "model": "connectx-6-200g", "parent": "sw2"},
+    {"id": "mlx3", "model": "connectx-6-200g", "parent": "sw3"}
   ],
   "nvswitches": [{"id": "fabric", "model": "nvswitch-gen2", "chips": 6, "links_per_gpu": 12,
                   "gpus": ["gpu0", "gpu1", "gpu2", "gpu3", "gpu4", "gpu5", "gpu6", "gpu7"]}]
@@ -129,8 +147,14 @@ constexpr const char* kGeforceBridge = R"({
   "name": "ryzen-2x3090",
   "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
   "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 24}],
-  "slots": [{"id": "PCIE1", "parent": "rc0", "gen": 4, "width": 8}, {"id": "PCIE2", "parent": "rc0", "gen": 4, "width": 8}],
-  "gpus": [{"id": "gpu0", "model": "rtx-3090", "slot": "PCIE1"}, {"id": "gpu1", "model": "rtx-3090", "slot": "PCIE2"}],
+  "slots": [
+    {"id": "PCIE1", "parent": "rc0", "gen": 4, "width": 8},
+    {"id": "PCIE2", "parent": "rc0", "gen": 4, "width": 8}
+  ],
+  "gpus": [
+    {"id": "gpu0", "model": "rtx-3090", "slot": "PCIE1"},
+    {"id": "gpu1", "model": "rtx-3090", "slot": "PCIE2"}
+  ],
   "nvlinks": [{"gpus": ["gpu0", "gpu1"]}]
 })";
 
@@ -180,6 +204,7 @@ TEST(NcclXmlExport, IsDeterministicAndShapedLikeAnNcclDump) {
             std::string::npos);
   EXPECT_NE(xml.find("count=\"12\" tclass=\"0x068000\""), std::string::npos);
   EXPECT_NE(xml.find("<net name=\"nic0\" dev=\"0\" speed=\"200000\" port=\"1\""), std::string::npos);
+  EXPECT_EQ(xml.find(" />"), std::string::npos) << "empty elements end in \"/>\", as NCCL writes them";
   EXPECT_EQ(xml.find(" class=\"0x068000\""), std::string::npos)
       << "NVSwitches appear only as nvlink targets, not as <pci> nodes";
 }
@@ -237,10 +262,35 @@ TEST(NcclXmlImport, ToleratesEmptyLinkSpeedZeroWidthNegativeNumaAndMissingRank) 
 </system>)");
   ASSERT_EQ(t.gpus().size(), 1u);
   EXPECT_EQ(t.device(gpu(t, 0)).model, "v100-pcie");
-  EXPECT_EQ(t.device(t.cpus()[0]).numa, 0);    // numaid -1: the <cpu>'s position
-  EXPECT_EQ(gpu_link(t, 0).gen, 3);            // empty link_speed: the V100's own Gen3
-  EXPECT_EQ(gpu_link(t, 0).width, 16);         // link_width 0: the V100's own x16
+  EXPECT_EQ(t.device(t.cpus()[0]).numa, 0);  // numaid -1: the <cpu>'s position
+  EXPECT_EQ(gpu_link(t, 0).gen, 3);          // empty link_speed: the V100's own Gen3
+  EXPECT_EQ(gpu_link(t, 0).width, 16);       // link_width 0: the V100's own x16
   EXPECT_TRUE(has_note_containing(t, "without rank"));
+}
+
+TEST(NcclXmlImport, DesktopCpuIdInAMultiSocketFileBecomesTheServerPart) {
+  // Threadripper 2990WX dumps show several NUMA nodes with the Ryzen 2000 CPUID (family 23 model 8).
+  const LayoutSpec spec = import_nccl_xml(R"(<system version="1">
+  <cpu numaid="0" vendor="AuthenticAMD" familyid="143" modelid="8">
+    <pci busid="0000:08:00.0" class="0x030000" vendor="0x10de" device="0x2204" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="86" rank="0" gdr="0"/>
+    </pci>
+  </cpu>
+  <cpu numaid="1" vendor="AuthenticAMD" familyid="143" modelid="8"/>
+</system>)",
+                                          "tr.xml");
+  ASSERT_EQ(spec.cpus.size(), 2u);
+  EXPECT_EQ(spec.cpus[0].model, "epyc-7001");
+  EXPECT_NO_THROW(build_topology(spec));
+  const LayoutSpec single = import_nccl_xml(R"(<system version="1">
+  <cpu numaid="0" vendor="AuthenticAMD" familyid="175" modelid="33">
+    <pci busid="0000:08:00.0" class="0x030000" vendor="0x10de" device="0x2204" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="86" rank="0" gdr="0"/>
+    </pci>
+  </cpu>
+</system>)",
+                                            "r5000.xml");
+  EXPECT_EQ(single.cpus[0].model, "ryzen-5000");
 }
 
 TEST(NcclXmlImport, MalformedXmlNamesTheLine) {
@@ -272,9 +322,13 @@ TEST(NcclXmlImport, RejectsOtherVersionsAndMissingSystem) {
 
 // ---- the published dumps in ../shared/data/nccl-topo ----------------------------------------------
 
-fs::path dump_dir() { return fs::path(RIGSIM_SHARED_DIR) / "data" / "nccl-topo"; }
+fs::path dump_dir() {
+  return fs::path(RIGSIM_SHARED_DIR) / "data" / "nccl-topo";
+}
 
-Topology load_dump(const std::string& name) { return load_nccl_xml((dump_dir() / name).string()); }
+Topology load_dump(const std::string& name) {
+  return load_nccl_xml((dump_dir() / name).string());
+}
 
 #define REQUIRE_DUMPS() \
   if (!fs::is_directory(dump_dir())) GTEST_SKIP() << "shared data absent"
@@ -310,6 +364,20 @@ TEST(NcclXmlDumps, EveryDumpImportsAndBuildsWithItsGpuCount) {
   EXPECT_EQ(seen, expected.size());
 }
 
+TEST(NcclXmlDumps, ReExportingADumpKeepsItsConnectivity) {
+  REQUIRE_DUMPS();
+  for (const auto& entry : fs::directory_iterator(dump_dir())) {
+    if (entry.path().extension() != ".xml") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    try {
+      const Topology t = load_nccl_xml(entry.path().string());
+      expect_same_connectivity(t, round_trip(t));
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+}
+
 TEST(NcclXmlDumps, ProteusDgx1NvlinkUnderPlx) {
   REQUIRE_DUMPS();
   const Topology t = load_dump("proteus-dgx1-v100-8gpu-nvlink-plx.xml");
@@ -321,7 +389,7 @@ TEST(NcclXmlDumps, ProteusDgx1NvlinkUnderPlx) {
   EXPECT_EQ(nccl(t, 0, 5), PathClass::NVB);  // 89 is not a peer of 1a: via an intermediate GPU
   EXPECT_EQ(smi(t, 0, 5), "SYS");
   EXPECT_EQ(t.pcie_path(gpu(t, 0), gpu(t, 1)).smi, "PIX");  // same PEX 9765
-  EXPECT_EQ(t.device(gpu(t, 0)).model, "v100-sxm2-32gb");    // 10de:1db5
+  EXPECT_EQ(t.device(gpu(t, 0)).model, "v100-sxm2-32gb");   // 10de:1db5
   ASSERT_EQ(t.nics().size(), 2u);
   EXPECT_DOUBLE_EQ(t.device(t.nics()[0]).nic_gbps, 600);  // speed="600000" kept as NCCL reads it
 }
