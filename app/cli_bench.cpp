@@ -1,5 +1,132 @@
-// placeholder until the collectives land: `rigsim bench` is registered here.
+// `rigsim bench LAYOUT --op OP`: nccl-tests on a simulated server (or cluster of identical servers),
+// with its table, footer and a short "why" section; --json for machines.
+#include <fstream>
+#include <sstream>
+
 #include "app/cli.hpp"
+#include "app/layout_loader.hpp"
+#include "calibration/cost_model.hpp"
+#include "common/input.hpp"
+#include "common/suggest.hpp"
+#include "sim/bench.hpp"
+#include "topology/build.hpp"
+
 namespace rigsim::app {
-void add_bench(CLI::App&, Action&) {}
+namespace {
+
+struct BenchCli {
+  std::string layout, op = "all_reduce", min = "8", max = "128M", step, gpus, p2p_level, model = "auto",
+                      algo = "auto", cost_model, output;
+  std::uint64_t factor = 2;
+  std::size_t root = 0;
+  std::optional<std::size_t> per_node;
+  int nodes = 1;
+  bool json = false, p2p_disable = false;
+};
+
+bool is_xml(const std::string& path) { return path.size() >= 4 && path.compare(path.size() - 4, 4, ".xml") == 0; }
+
+/// A layout file as a LayoutSpec, so that it can be instantiated once per server of a cluster.
+topology::LayoutSpec load_spec(const std::string& path) {
+  if (!is_xml(path)) return topology::parse_layout(load_json_file(path), path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return topology::import_nccl_xml(text.str(), path);
+}
+
+topology::Topology load_topology(const BenchCli& o) {
+  if (o.nodes == 1) return load_any_layout(o.layout);
+  return topology::build_cluster(load_spec(o.layout), o.nodes);
+}
+
+sim::CollectiveOp parse_op(const std::string& name) {
+  if (auto op = sim::parse_collective(name)) return *op;
+  throw InputError("", "--op", "unknown collective \"" + name + "\"" + did_you_mean(name, sim::collective_names()) +
+                                   "; one of all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
+}
+
+std::vector<std::size_t> parse_indices(const std::string& list) {
+  std::vector<std::size_t> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+      v = std::stoul(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || item.front() == '-')
+      throw InputError("", "--gpus", "expected GPU ids like 0,1,2,3, got \"" + list + "\"");
+    out.push_back(v);
+  }
+  if (out.empty()) throw InputError("", "--gpus", "expected GPU ids like 0,1,2,3, got \"" + list + "\"");
+  return out;
+}
+
+sim::BenchOptions bench_options(const BenchCli& o, const topology::Topology& topo) {
+  sim::BenchOptions b;
+  b.op = parse_op(o.op);
+  b.sweep.min_bytes = sim::nccl_tests::parse_size(o.min, "-b");
+  b.sweep.max_bytes = sim::nccl_tests::parse_size(o.max, "-e");
+  if (!o.step.empty()) {
+    b.sweep.step_factor = 1;
+    b.sweep.step_bytes = sim::nccl_tests::parse_size(o.step, "-i");
+  } else {
+    b.sweep.step_factor = o.factor;
+    b.sweep.step_bytes = o.factor > 1 ? 0 : 1 << 20;  // nccl-tests' default -i: 1 MiB
+  }
+  b.gpus = sim::select_gpus(topo, o.per_node, o.gpus.empty() ? std::vector<std::size_t>{} : parse_indices(o.gpus));
+  b.collective.model = *sim::parse_plan_model(o.model);
+  if (o.algo != "auto") b.collective.algorithm = o.algo == "ring" ? sim::Algorithm::Ring : sim::Algorithm::Tree;
+  b.collective.root = o.root;
+  b.collective.p2p.disable = o.p2p_disable;
+  if (!o.p2p_level.empty()) b.collective.p2p.level = topology::parse_path_class(o.p2p_level);
+  return b;
+}
+
+int run(const BenchCli& o) {
+  const calibration::CostModel cost =
+      o.cost_model.empty() ? calibration::default_cost_model() : calibration::load_cost_model(o.cost_model);
+  const sim::Platform platform(load_topology(o), cost);
+  const sim::BenchOptions options = bench_options(o, platform.topology());
+  const sim::BenchResult r = sim::run_bench(platform, options);
+  emit(o.json ? sim::bench_json(platform, options, r).dump(2) + "\n" : sim::bench_text(platform, options, r), o.output);
+  return 0;
+}
+
+}  // namespace
+
+void add_bench(CLI::App& app, Action& action) {
+  auto opt = std::make_shared<BenchCli>();
+  CLI::App* cmd = app.add_subcommand("bench", "nccl-tests (all_reduce_perf, ...) on a simulated server or cluster");
+  cmd->add_option("layout", opt->layout, "Layout JSON or NCCL topology XML file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--op", opt->op, "Collective: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
+  cmd->add_option("-b,--minbytes", opt->min, "Smallest size, nccl-tests style: 8, 64K, 128M, 1G (K/M/G = 1024^n; default 8)");
+  cmd->add_option("-e,--maxbytes", opt->max, "Largest size (default 128M; at most 2^40)");
+  auto* f = cmd->add_option("-f,--stepfactor", opt->factor, "Multiply the size by this between rows (default 2)")
+                ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  cmd->add_option("-i,--stepbytes", opt->step, "Add this many bytes between rows instead of -f")->excludes(f);
+  auto* g = cmd->add_option("-g,--ngpus", opt->per_node, "GPUs per server: the first N (like nccl-tests -g)")
+                ->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus", opt->gpus, "GPU ids per server, e.g. 0,1,2,3 (CUDA device order)")->excludes(g);
+  cmd->add_option("--nodes", opt->nodes, "Servers joined by their NICs through a non-blocking switch (default 1)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("-r,--root", opt->root, "Root rank of broadcast and reduce (default 0)");
+  cmd->add_option("--p2p-level", opt->p2p_level, "Like NCCL_P2P_LEVEL: highest path class that uses P2P")
+      ->check(CLI::IsMember({"LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS"}));
+  cmd->add_flag("--p2p-disable", opt->p2p_disable, "Like NCCL_P2P_DISABLE=1");
+  cmd->add_option("--model", opt->model, "step (every ring step), steady (one flow per edge), auto (by size)")
+      ->check(CLI::IsMember({"auto", "step", "steady"}));
+  cmd->add_option("--algo", opt->algo, "all_reduce algorithm, like NCCL_ALGO: auto, ring, tree")
+      ->check(CLI::IsMember({"auto", "ring", "tree"}));
+  cmd->add_option("--cost-model", opt->cost_model, "Calibration profile JSON overriding the built-in cost model")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--json", opt->json, "Print JSON: op, gpus, rows (size, time_us, algbw, busbw), avg_busbw, bottleneck");
+  cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
+  cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
+}
+
 }  // namespace rigsim::app

@@ -1,1 +1,177 @@
-// placeholder
+// Built-in CostModel defaults (each with its source) and the strict JSON profile reader/writer.
+// Sources are in ../shared/reference/hardware.md (§ numbers below), ../shared/reference/nccl.md and
+// the captured tool output in ../shared/data/p2p/. "[D]" marks a value derived by the stated arithmetic.
+#include "calibration/cost_model.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "common/input.hpp"
+
+namespace rigsim::calibration {
+namespace {
+
+/// A factor in (0, 1] and the CostModel member it sets; the JSON key is the member's name.
+struct FactorKey {
+  const char* key;
+  double CostModel::*field;
+};
+
+/// A duration (JSON: a string such as "1.1us") and the CostModel member it sets.
+struct DurationKey {
+  const char* key;
+  Seconds CostModel::*field;
+};
+
+constexpr FactorKey kFactors[] = {
+    {"pcie_efficiency", &CostModel::pcie_efficiency},
+    {"nvlink_efficiency", &CostModel::nvlink_efficiency},
+    {"inter_socket_efficiency", &CostModel::inter_socket_efficiency},
+    {"chipset_efficiency", &CostModel::chipset_efficiency},
+    {"memory_efficiency", &CostModel::memory_efficiency},
+    {"network_efficiency", &CostModel::network_efficiency},
+    {"gpu_memory_efficiency", &CostModel::gpu_memory_efficiency},
+    {"shm_efficiency", &CostModel::shm_efficiency},
+};
+
+constexpr DurationKey kDurations[] = {
+    {"pcie_hop_latency", &CostModel::pcie_hop_latency},
+    {"switch_latency", &CostModel::switch_latency},
+    {"nvlink_hop_latency", &CostModel::nvlink_hop_latency},
+    {"inter_socket_latency", &CostModel::inter_socket_latency},
+    {"p2p_latency", &CostModel::p2p_latency},
+    {"shm_latency", &CostModel::shm_latency},
+    {"net_latency", &CostModel::net_latency},
+    {"host_copy_latency", &CostModel::host_copy_latency},
+    {"nccl_base_latency", &CostModel::nccl_base_latency},
+    {"nccl_step_latency_nvlink", &CostModel::nccl_step_latency_nvlink},
+    {"nccl_step_latency_pcie", &CostModel::nccl_step_latency_pcie},
+    {"nccl_step_latency_net", &CostModel::nccl_step_latency_net},
+};
+
+void set_bandwidth_defaults(CostModel& m) {
+  // Large pinned copies reach 0.77-0.86 of the PCIe wire rate (§2.1 protocol overhead, §2.2 and
+  // data/p2p): Gen3 x16 (15.76 GB/s) H2D/D2H 12.15/12.89 (P100) and 12.2/13.2 (RTX 2080 Ti); Gen4 x16
+  // (31.5 GB/s) 26.8/26.3 (RTX 6000 Ada), 25.13 (A100 nvbandwidth), 26.09 (DGX A100); P2P 26.33 (RTX
+  // 6000 Ada) and 27.12 (3090 pair, dev-cases). [D] mean of these ten ratios = 0.82.
+  m.pcie_efficiency = 0.82;
+  // NCCL maintainer: "Each NVLink has a line rate of 25GB/s ... ~20GB/s effective" (§2.5,
+  // NVIDIA/nccl-tests#149): 20/25 = 0.8. Copy-engine copies reach 0.88-0.90 (A100 p2pBandwidthLatencyTest
+  // 270 of 300 GB/s); NCCL's figure is kept because collectives are what rigsim mostly runs.
+  m.nvlink_efficiency = 0.8;
+  // The topology's inter-socket rate is already NCCL's effective figure for GPU traffic (BDW_QPI 6,
+  // SKL_QPI 10, AMD 16 GB/s; nccl.md §d.2), so nothing more is taken off.
+  m.inter_socket_efficiency = 1.0;
+  // DMI and chipset uplinks are PCIe links electrically (§4.2); no separate measurement: as PCIe.
+  m.chipset_efficiency = 0.82;
+  // EPYC Rome/Milan 8 x DDR4-3200: 171.5 GB/s measured of 204.8 theoretical (§2.8): [D] 0.837.
+  m.memory_efficiency = 0.84;
+  // NCCL plans with NET_BW 12.0 GB/s for a 100 Gbit/s (12.5 GB/s) NIC (§2.4, nccl-topo): [D] 0.96.
+  m.network_efficiency = 0.96;
+  // p2pBandwidthLatencyTest diagonals (device-local copies, read + write counted) over the catalog's
+  // memory bandwidth (data/p2p): RTX 6000 Ada 813.8/960 = 0.85, RTX 2080 Ti 541.8/616 = 0.88, A100 80GB
+  // 1533/2039 = 0.75, RTX 5090 1517/1792 = 0.85: [D] mean 0.83.
+  m.gpu_memory_efficiency = 0.83;
+  // Host-staged GPU->GPU copies (P2P=Disabled) reach only part of their slower leg: 5.71 of 12.9 GB/s
+  // (2x RTX 2080 Ti, Gen3 switch) = 0.44; 11.28 of 27.12 (3090 pair, P2P-on figure) = 0.42; 22.2 of
+  // 26.3 (RTX 6000 Ada, two Genoa/WRX90 rigs) = 0.85; 38.2 of 51.7 (RTX 5090 Gen5) = 0.74; 3.32 and 5.55
+  // of 12.9 (3070 Ti on TR 2950X UMA/NUMA) = 0.26/0.43 (data/p2p, dev-cases.json). [D] median 0.44;
+  // 0.5 would be two legs that do not overlap at all. Older Intel hosts sit at the median.
+  m.shm_efficiency = 0.45;
+}
+
+void set_latency_defaults(CostModel& m) {
+  // No public per-link figure: a PCIe hop is taken as one switch cut-through time (100-150 ns, §3).
+  m.pcie_hop_latency = nanoseconds(100);
+  // §3 rule of thumb "~100-150 ns per switch hop": midpoint, used when the switch catalog has none.
+  m.switch_latency = nanoseconds(125);
+  // P2P latency over NVSwitch equals the local one (3.2-3.4 us both, 8x A100 p2pBandwidthLatencyTest),
+  // so a hop adds at most ~0.1 us: 0.1 us.
+  m.nvlink_hop_latency = nanoseconds(100);
+  // RTX 6000 Ada on dual Genoa: P2P latency 1.32-1.44 us across sockets vs 1.21-1.29 us within one
+  // (stelline p2pBandwidthLatencyTest): [D] +0.1 us per crossing.
+  m.inter_socket_latency = nanoseconds(100);
+  // P2P write latency 1.21-1.44 us (4x RTX 6000 Ada, stelline), 1.12-1.14 (Puget WRX90), 1.01 (3090
+  // pair, dev-cases): ~1.3 us minus two 0.1 us PCIe hops of a root-port route = 1.1 us [D].
+  m.p2p_latency = microseconds(1.1);
+  // P2P=Disabled (staged) latencies: 10.3-14.2 us (RTX 6000 Ada, two rigs), 12.8 (RTX 5090), 13.6-14.8
+  // (RTX 2080 Ti), 14.3 and 15.2 (3090 rigs, dev-cases): median 12.3 us minus ~0.3 us of hops = 12 [D].
+  m.shm_latency = microseconds(12.0);
+  // NCCL's lowest per-step network latency (Ring LL, hwLat[NET] = 2.7 us; nccl.md §d.5).
+  m.net_latency = microseconds(2.7);
+  // A staged copy is a D2H followed by an H2D: half of shm_latency [D].
+  m.host_copy_latency = microseconds(6.0);
+}
+
+void set_nccl_defaults(CostModel& m) {
+  // NCCL 2.30 tuning.cc, Simple protocol (nccl.md §d.5): Ring base 8.4 us; per-step hardware latency
+  // NVLINK 3.4, PCI 5.7, NET 14.0 us. These are NCCL's planning constants, not measurements.
+  m.nccl_base_latency = microseconds(8.4);
+  m.nccl_step_latency_nvlink = microseconds(3.4);
+  m.nccl_step_latency_pcie = microseconds(5.7);
+  m.nccl_step_latency_net = microseconds(14.0);
+}
+
+double read_factor(ObjectReader& r, const char* key, double value) {
+  const auto v = r.optional_number(key);
+  if (!v) return value;
+  if (!(*v > 0.0 && *v <= 1.0)) r.fail(key, "expected a factor in (0, 1], got " + std::to_string(*v));
+  return *v;
+}
+
+Seconds read_duration(ObjectReader& r, const char* key, Seconds value) {
+  const auto text = r.optional_string(key);
+  if (!text) return value;
+  Seconds s;
+  try {
+    s = parse_duration(*text);
+  } catch (const std::invalid_argument& e) {
+    r.fail(key, e.what());
+  }
+  if (!(s.value >= 0.0) || !std::isfinite(s.value)) r.fail(key, "expected a non-negative duration");
+  return s;
+}
+
+/// "1.1us": microseconds with up to 6 significant digits, which parse_duration reads back exactly.
+std::string format_us(Seconds s) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.6gus", s.us());
+  return buf;
+}
+
+}  // namespace
+
+CostModel default_cost_model() {
+  CostModel m;
+  set_bandwidth_defaults(m);
+  set_latency_defaults(m);
+  set_nccl_defaults(m);
+  m.source = "built-in defaults";
+  return m;
+}
+
+CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::string& file) {
+  ObjectReader r(doc, file, "");
+  r.allow("$comment");
+  for (const auto& f : kFactors) base.*f.field = read_factor(r, f.key, base.*f.field);
+  for (const auto& d : kDurations) base.*d.field = read_duration(r, d.key, base.*d.field);
+  const auto source = r.optional_string("source");
+  r.finish();
+  base.source = source ? *source + " (" + file + ")" : file;
+  return base;
+}
+
+CostModel load_cost_model(const std::string& path) {
+  return apply_overrides(default_cost_model(), load_json_file(path), path);
+}
+
+nlohmann::json to_json(const CostModel& m) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& f : kFactors) out[f.key] = m.*f.field;
+  for (const auto& d : kDurations) out[d.key] = format_us(m.*d.field);
+  out["source"] = m.source;
+  return out;
+}
+
+}  // namespace rigsim::calibration

@@ -19,6 +19,8 @@ struct CostModel {
   double chipset_efficiency = 0;       // DMI / chipset uplink
   double memory_efficiency = 0;        // host DRAM achievable / theoretical
   double network_efficiency = 0;       // NIC line rate -> payload
+  double gpu_memory_efficiency = 0;    // device-local copy: achieved / catalog memory bandwidth
+  double shm_efficiency = 0;           // host-staged copy alone: throughput / its slower leg's bandwidth
 
   // --- latencies ---
   Seconds pcie_hop_latency;      // per PCIe link crossed

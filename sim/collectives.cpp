@@ -1,1 +1,327 @@
-// placeholder
+// Collective plans: NCCL's ring (all_reduce = reduce-scatter + all-gather), chains for broadcast /
+// reduce, grouped send/recv for alltoall and sendrecv, and (collectives_tree.cpp) the double binary
+// tree for multi-node all_reduce. Reference nccl.md §d.3–§d.5.
+//
+// Ring, step model. Channel c carries S/C; each of its K steps moves a slice s = S/(n·C) per rank,
+// cut into L pipelined loops of s/L bytes (L = ceil(s / ring_chunk), at most max_ring_loops).
+// Transfer (l, k, r) on hop r = ring[r] -> ring[r+1] waits for the data it forwards — (l, k-1) on
+// hop r-1 — and for the previous transfer on its own hop, as NCCL's kernel sends in order. Loop 0
+// carries the per-step latency (and step 0 the base latency); later loops follow in its wake, as
+// NCCL's pipeline hides them. On n identical links of rate B this gives
+//   T = base + K·step_latency + K·S/(n·B)     (all_reduce: K = 2(n-1), so busbw -> B),
+// NCCL's own model (§d.5), whatever L is; L matters where hops are uneven or links are shared.
+// Ring, steady model: one flow per hop of K·S/(n·C) bytes, all concurrent, after the same latency.
+#include "sim/collectives.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "common/input.hpp"
+#include "common/suggest.hpp"
+#include "sim/collectives_detail.hpp"
+
+namespace rigsim::sim {
+namespace {
+
+using topology::DeviceId;
+
+/// A step-level plan larger than this is refused (memory and time), with a hint to use --model steady.
+constexpr std::size_t kMaxTransfers = 4'000'000;
+
+constexpr std::array<std::pair<CollectiveOp, std::string_view>, 7> kOpNames{{
+    {CollectiveOp::AllReduce, "all_reduce"},
+    {CollectiveOp::AllGather, "all_gather"},
+    {CollectiveOp::ReduceScatter, "reduce_scatter"},
+    {CollectiveOp::Broadcast, "broadcast"},
+    {CollectiveOp::Reduce, "reduce"},
+    {CollectiveOp::AllToAll, "alltoall"},
+    {CollectiveOp::SendRecv, "sendrecv"},
+}};
+
+[[noreturn]] void fail(const std::string& message) { throw InputError("", "", message); }
+
+void check_size(std::size_t transfers, const CollectivePlan& plan) {
+  if (transfers > kMaxTransfers)
+    fail("a step-level " + std::string(to_string(plan.op)) + " plan on " + std::to_string(plan.ranks.size()) +
+         " GPUs would have " + std::to_string(transfers) + " transfers (limit " + std::to_string(kMaxTransfers) +
+         "); use the steady-state model (--model steady)");
+}
+
+std::size_t node_count(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+  std::set<int> nodes;
+  for (DeviceId r : ranks) nodes.insert(detail::node_of(topo, r));
+  return nodes.size();
+}
+
+/// Steps K and the bytes each rank sends per step, for the ring collectives (NCCL tuning.cc nsteps).
+std::pair<std::size_t, double> ring_work(CollectiveOp op, std::size_t n, Bytes size) {
+  const double slice = size.value / static_cast<double>(n);
+  if (op == CollectiveOp::AllReduce) return {2 * (n - 1), slice};
+  return {n - 1, slice};  // all_gather, reduce_scatter
+}
+
+/// NCCL's ring latency: base + (nsteps - nInter)·intra + nInter·inter (nccl.md §d.5).
+Seconds ring_latency(const calibration::CostModel& cost, CollectiveOp op, std::size_t n, std::size_t nodes,
+                     const detail::StepLatencies& lat) {
+  const std::size_t steps = op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
+  const std::size_t inter = op == CollectiveOp::AllReduce ? 2 * (nodes - 1) : nodes - 1;
+  return {cost.nccl_base_latency.value + static_cast<double>(steps - inter) * lat.intra.value +
+          static_cast<double>(inter) * lat.inter.value};
+}
+
+void build_rings(const topology::Topology& topo, detail::ConnectionCache& cache, const CollectiveOptions& o,
+                 CollectivePlan& plan) {
+  std::set<std::pair<DeviceId, DeviceId>> seen;
+  for (auto& order : ring_channels(topo, plan.ranks, o.p2p, std::max(1, o.max_channels))) {
+    Ring ring{order, {}};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const Connection& h = cache.get(order[i], order[(i + 1) % order.size()]);
+      ring.hops.push_back(h);
+      if (seen.insert({h.src, h.dst}).second) plan.connections.push_back(h);
+    }
+    plan.rings.push_back(std::move(ring));
+  }
+  plan.channels = static_cast<int>(plan.rings.size());
+}
+
+std::string tag(const CollectivePlan& p, const char* what, std::size_t c, std::size_t k) {
+  return std::string(to_string(p.op)) + " " + what + " ch" + std::to_string(c) + " step " + std::to_string(k);
+}
+
+void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl, CollectivePlan& p) {
+  const std::size_t n = p.ranks.size();
+  const auto [steps, slice] = ring_work(p.op, n, p.size);
+  p.chunk = {slice / p.channels / static_cast<double>(loops)};
+  check_size(p.rings.size() * loops * steps * n, p);
+  for (std::size_t c = 0; c < p.rings.size(); ++c) {
+    const Ring& ring = p.rings[c];
+    const std::size_t first = p.transfers.size();
+    auto idx = [&](std::size_t l, std::size_t k, std::size_t r) { return first + (l * steps + k) * n + r; };
+    for (std::size_t l = 0; l < loops; ++l)
+      for (std::size_t k = 0; k < steps; ++k)
+        for (std::size_t r = 0; r < n; ++r) {
+          std::vector<std::size_t> after;
+          if (k > 0) after = {idx(l, k - 1, (r + n - 1) % n), idx(l, k - 1, r)};
+          else if (l > 0) after = {idx(l - 1, steps - 1, r)};
+          Seconds lat{};
+          if (l == 0) lat = detail::step_delay(cost, ring.hops[r], nvl) + (k == 0 ? cost.nccl_base_latency : Seconds{});
+          detail::add_transfer(p.transfers, ring.hops[r], p.chunk, lat, std::move(after), tag(p, "ring", c, k));
+        }
+  }
+}
+
+void ring_steady(const calibration::CostModel& cost, CollectivePlan& p) {
+  const auto [steps, slice] = ring_work(p.op, p.ranks.size(), p.size);
+  p.chunk = {static_cast<double>(steps) * slice / p.channels};
+  for (std::size_t c = 0; c < p.rings.size(); ++c)
+    for (const Connection& h : p.rings[c].hops)
+      detail::add_transfer(p.transfers, h, p.chunk, detail::steady_delay(cost, p, h), {}, tag(p, "ring", c, 0));
+}
+
+void plan_ring(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
+               bool nvl, CollectivePlan& p) {
+  const std::size_t n = p.ranks.size();
+  const auto [steps, slice] = ring_work(p.op, n, p.size);
+  const std::size_t loops = detail::ring_loops(slice / p.channels, detail::estimate_stage(cost, p.connections),
+                                               o.ring_chunk, o.max_ring_loops);
+  p.model = detail::resolve_model(o, n, p.rings.size() * loops * steps * n);
+  p.latency = ring_latency(cost, p.op, n, node_count(topo, p.ranks), detail::step_latencies(cost, p.connections, nvl));
+  p.model == PlanModel::Step ? ring_steps(cost, loops, nvl, p) : ring_steady(cost, p);
+}
+
+/// Broadcast / reduce: the ring cut into a chain that starts (broadcast) or ends (reduce) at the root.
+void make_chains(CollectivePlan& p, std::size_t root) {
+  const DeviceId r = p.ranks[root];
+  p.connections.clear();
+  std::set<std::pair<DeviceId, DeviceId>> seen;
+  for (Ring& ring : p.rings) {
+    auto it = std::find(ring.order.begin(), ring.order.end(), r);
+    const long shift = (it - ring.order.begin()) + (p.op == CollectiveOp::Reduce ? 1 : 0);
+    std::rotate(ring.order.begin(), ring.order.begin() + shift % static_cast<long>(ring.order.size()), ring.order.end());
+    std::rotate(ring.hops.begin(), ring.hops.begin() + shift % static_cast<long>(ring.hops.size()), ring.hops.end());
+    ring.hops.pop_back();  // the hop closing the ring is not used by a chain
+    for (const Connection& h : ring.hops)
+      if (seen.insert({h.src, h.dst}).second) p.connections.push_back(h);
+  }
+}
+
+void plan_chain(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
+                bool nvl, CollectivePlan& p) {
+  const std::size_t hops = p.ranks.size() - 1;
+  const double per_channel = p.size.value / p.channels;
+  const std::size_t chunks = detail::pipeline_chunks(per_channel, static_cast<double>(hops - 1),
+                                                     detail::estimate_stage(cost, p.connections), o.chain_chunk,
+                                                     o.max_chain_chunks);
+  p.model = detail::resolve_model(o, p.ranks.size(), p.rings.size() * chunks * hops);
+  const std::size_t nodes = node_count(topo, p.ranks);
+  const auto lat = detail::step_latencies(cost, p.connections, nvl);
+  p.latency = {cost.nccl_base_latency.value + static_cast<double>(hops - (nodes - 1)) * lat.intra.value +
+               static_cast<double>(nodes - 1) * lat.inter.value};
+  if (p.model == PlanModel::Steady) {
+    p.chunk = {per_channel};
+    for (std::size_t c = 0; c < p.rings.size(); ++c)
+      for (const Connection& h : p.rings[c].hops)
+        detail::add_transfer(p.transfers, h, p.chunk, detail::steady_delay(cost, p, h), {}, tag(p, "chain", c, 0));
+    return;
+  }
+  p.chunk = {per_channel / static_cast<double>(chunks)};
+  check_size(p.rings.size() * chunks * hops, p);
+  for (std::size_t c = 0; c < p.rings.size(); ++c) {
+    const std::size_t first = p.transfers.size();
+    for (std::size_t j = 0; j < chunks; ++j)
+      for (std::size_t h = 0; h < hops; ++h) {
+        std::vector<std::size_t> after;
+        if (h > 0) after.push_back(first + j * hops + h - 1);
+        if (j > 0) after.push_back(first + (j - 1) * hops + h);
+        Seconds lat{};
+        if (j == 0) lat = detail::step_delay(cost, p.rings[c].hops[h], nvl) + (h == 0 ? cost.nccl_base_latency : Seconds{});
+        detail::add_transfer(p.transfers, p.rings[c].hops[h], p.chunk, lat, std::move(after), tag(p, "chain", c, h));
+      }
+  }
+}
+
+/// alltoall (every rank sends S/n to every other, all at once: ncclGroupStart + n x send/recv) and
+/// sendrecv (rank i sends S to rank i+1, as nccl-tests does). One flow per pair in both models.
+void plan_pairwise(const topology::Topology& topo, const calibration::CostModel& cost, detail::ConnectionCache& cache,
+                   const CollectiveOptions& o, CollectivePlan& p) {
+  const std::size_t n = p.ranks.size();
+  const bool a2a = p.op == CollectiveOp::AllToAll;
+  if (a2a) check_size(n * (n - 1), p);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != i && (a2a || j == (i + 1) % n)) p.connections.push_back(cache.get(p.ranks[i], p.ranks[j]));
+  const bool nvl = detail::intra_is_nvlink(topo, p.connections);
+  p.model = o.model == PlanModel::Auto ? PlanModel::Step : o.model;
+  p.chunk = {a2a ? p.size.value / static_cast<double>(n) : p.size.value};
+  p.latency = cost.nccl_base_latency;
+  for (const Connection& h : p.connections) {
+    p.latency = std::max(p.latency, cost.nccl_base_latency + detail::effective_step(cost, h, nvl));
+    detail::add_transfer(p.transfers, h, p.chunk, cost.nccl_base_latency + detail::step_delay(cost, h, nvl), {},
+                         std::string(to_string(p.op)));
+  }
+}
+
+void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ranks, const CollectiveOptions& o) {
+  if (ranks.empty()) fail("a collective needs at least one GPU");
+  std::set<DeviceId> seen;
+  for (DeviceId r : ranks) {
+    if (r >= topo.devices().size() || topo.device(r).kind != topology::DeviceKind::Gpu)
+      fail("device " + std::to_string(r) + " is not a GPU of layout " + topo.name());
+    if (!seen.insert(r).second) fail("GPU " + topo.device(r).name + " appears twice in the rank list");
+  }
+  if (o.root >= ranks.size())
+    fail("root rank " + std::to_string(o.root) + " is out of range (" + std::to_string(ranks.size()) + " ranks)");
+}
+
+/// NCCL's choice between ring and tree for all_reduce (tuning.cc time model, nccl.md §d.5), with the
+/// slowest hop's wire rate B as the bus bandwidth of both: ring 2(n-1)/n·S/B, tree S/(0.5·0.92·B).
+Algorithm choose_all_reduce(const calibration::CostModel& cost, const CollectivePlan& p, std::size_t nodes, bool nvl) {
+  if (nodes < 2) return Algorithm::Ring;
+  double bw = std::numeric_limits<double>::infinity();
+  for (const Connection& h : p.connections) bw = std::min(bw, h.bottleneck.value);
+  const double n = static_cast<double>(p.ranks.size());
+  const auto lat = detail::step_latencies(cost, p.connections, nvl);
+  const double ring = ring_latency(cost, p.op, p.ranks.size(), nodes, lat).value + 2 * (n - 1) / n * p.size.value / bw;
+  const double tree = detail::tree_latency(cost, p.ranks.size(), nodes, lat).value + p.size.value / (0.5 * 0.92 * bw);
+  return tree < ring ? Algorithm::Tree : Algorithm::Ring;
+}
+
+Algorithm pick_algorithm(const calibration::CostModel& cost, const CollectiveOptions& o, const CollectivePlan& p,
+                         std::size_t nodes, bool nvl) {
+  if (p.op == CollectiveOp::AllToAll || p.op == CollectiveOp::SendRecv) {
+    if (o.algorithm && *o.algorithm != Algorithm::Pairwise)
+      fail(std::string(to_string(p.op)) + " uses pairwise send/recv, not " + std::string(to_string(*o.algorithm)));
+    return Algorithm::Pairwise;
+  }
+  if (o.algorithm == Algorithm::Pairwise) fail(std::string(to_string(p.op)) + " has no pairwise algorithm");
+  if (o.algorithm == Algorithm::Tree && p.op != CollectiveOp::AllReduce)
+    fail("the tree algorithm is only for all_reduce (NCCL runs " + std::string(to_string(p.op)) + " on rings)");
+  if (o.algorithm) return *o.algorithm;
+  return p.op == CollectiveOp::AllReduce ? choose_all_reduce(cost, p, nodes, nvl) : Algorithm::Ring;
+}
+
+}  // namespace
+
+PlanModel detail::resolve_model(const CollectiveOptions& o, std::size_t ranks, std::size_t step_transfers) {
+  if (o.model != PlanModel::Auto) return o.model;
+  return (ranks > o.steady_above_ranks || step_transfers > o.steady_above_transfers) ? PlanModel::Steady
+                                                                                      : PlanModel::Step;
+}
+
+std::string_view to_string(CollectiveOp op) {
+  for (const auto& [k, s] : kOpNames)
+    if (k == op) return s;
+  return "?";
+}
+
+std::string_view to_string(Algorithm a) {
+  switch (a) {
+    case Algorithm::Ring: return "ring";
+    case Algorithm::Tree: return "tree";
+    case Algorithm::Pairwise: return "pairwise";
+  }
+  return "?";
+}
+
+std::string_view to_string(PlanModel m) {
+  switch (m) {
+    case PlanModel::Auto: return "auto";
+    case PlanModel::Step: return "step";
+    case PlanModel::Steady: return "steady";
+  }
+  return "?";
+}
+
+std::optional<CollectiveOp> parse_collective(std::string_view name) {
+  for (const auto& [k, s] : kOpNames)
+    if (s == name) return k;
+  return std::nullopt;
+}
+
+std::optional<PlanModel> parse_plan_model(std::string_view name) {
+  for (PlanModel m : {PlanModel::Auto, PlanModel::Step, PlanModel::Steady})
+    if (to_string(m) == name) return m;
+  return std::nullopt;
+}
+
+std::vector<std::string> collective_names() {
+  std::vector<std::string> out;
+  for (const auto& [k, s] : kOpNames) out.emplace_back(s);
+  return out;
+}
+
+CollectivePlan plan_collective(const topology::Topology& topo, const calibration::CostModel& cost, CollectiveOp op,
+                               const std::vector<DeviceId>& ranks, Bytes size, const CollectiveOptions& options) {
+  check_ranks(topo, ranks, options);
+  CollectivePlan p;
+  p.op = op;
+  p.ranks = ranks;
+  p.size = size;
+  p.latency = cost.nccl_base_latency;
+  detail::ConnectionCache cache(topo, options.p2p, ranks.size());
+  if (op == CollectiveOp::AllToAll || op == CollectiveOp::SendRecv) {
+    p.algorithm = pick_algorithm(cost, options, p, 1, false);
+    if (ranks.size() > 1 && size.value > 0) plan_pairwise(topo, cost, cache, options, p);
+    return p;
+  }
+  build_rings(topo, cache, options, p);
+  const bool nvl = detail::intra_is_nvlink(topo, p.connections);
+  const std::size_t nodes = node_count(topo, ranks);
+  p.algorithm = pick_algorithm(cost, options, p, nodes, nvl);
+  p.model = detail::resolve_model(options, ranks.size(), 0);
+  if (ranks.size() < 2 || size.value <= 0) return p;
+  if (p.algorithm == Algorithm::Tree) {
+    detail::plan_tree(topo, cost, cache, options, p);
+  } else if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) {
+    make_chains(p, options.root);
+    plan_chain(topo, cost, options, detail::intra_is_nvlink(topo, p.connections), p);
+  } else {
+    plan_ring(topo, cost, options, nvl, p);
+  }
+  return p;
+}
+
+}  // namespace rigsim::sim

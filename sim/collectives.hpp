@@ -49,16 +49,17 @@ struct CollectiveOptions {
   int max_channels = 16;
   /// Ring step payload per transfer. NCCL's Simple protocol moves ALLREDUCE_CHUNKSTEPS (4) steps of
   /// 512 KiB (4 MiB buffer / NCCL_STEPS 8) = 2 MiB per chunk [R: NCCL src/include/collectives.h,
-  /// src/include/device.h, recalled].
+  /// src/include/device.h, recalled]. Pieces are never smaller than this.
   Bytes ring_chunk{2.0 * 1024 * 1024};
   /// Chain (broadcast, reduce) and tree pipeline chunk: BROADCAST_CHUNKSTEPS 1 x 512 KiB [R, same].
   Bytes chain_chunk{512.0 * 1024};
-  /// Caps on pipelined pieces (simulation cost); chunks grow beyond NCCL's when a cap binds. For a
-  /// ring the loop count does not change the closed form (see collectives.cpp), for a chain the
-  /// fill costs (n-2)/max_chunks of the transfer time.
+  /// Caps on pipelined pieces (simulation cost). Within them the piece count is set by the transport's
+  /// setup time (see collectives_detail.hpp): NCCL overlaps a chunk's setup with the previous chunk
+  /// through its 8 buffer slots, a flow model serializes it, so pieces stay large enough for it not
+  /// to matter.
   int max_ring_loops = 8;
-  int max_chain_chunks = 128;
-  int max_tree_chunks = 32;
+  int max_chain_chunks = 512;
+  int max_tree_chunks = 256;
   /// Auto picks Steady above this many ranks or when the step plan would exceed this many transfers.
   std::size_t steady_above_ranks = 16;
   std::size_t steady_above_transfers = 20000;
@@ -66,7 +67,7 @@ struct CollectiveOptions {
 
 /// How two ranks talk, decided as NCCL would (reference nccl.md §d.3): P2P when allowed, else SHM
 /// through host memory of the sender's socket; across servers the network.
-struct Hop {
+struct Connection {
   topology::DeviceId src = 0;
   topology::DeviceId dst = 0;
   Transport transport = Transport::P2p;
@@ -78,7 +79,7 @@ struct Hop {
 /// One channel's ring (or chain) order, and its hops (hop i goes ring[i] -> ring[i+1 mod n]).
 struct Ring {
   std::vector<topology::DeviceId> order;
-  std::vector<Hop> hops;
+  std::vector<Connection> hops;
 };
 
 struct CollectivePlan {
@@ -90,7 +91,7 @@ struct CollectivePlan {
   std::vector<Ring> rings;                 // one per channel (Ring algorithm; chains for bcast/reduce)
   /// Tree algorithm: parent rank index per rank for each of the two trees (-1: root).
   std::vector<std::vector<long>> tree_parents;
-  std::vector<Hop> hops;                   // every distinct pair that exchanges data
+  std::vector<Connection> connections;     // every distinct pair that exchanges data
   int channels = 1;
   Bytes chunk;                             // bytes per pipelined transfer (Step model)
   Seconds latency;                         // NCCL's latency term: base + steps x per-step latency
@@ -105,14 +106,14 @@ CollectivePlan plan_collective(const topology::Topology& topo, const calibration
                                const CollectiveOptions& options = {});
 
 /// NCCL's decision for one pair of ranks of a communicator of `rank_count` GPUs.
-Hop describe_hop(const topology::Topology& topo, topology::DeviceId src, topology::DeviceId dst,
+Connection describe_connection(const topology::Topology& topo, topology::DeviceId src, topology::DeviceId dst,
                  const topology::P2pPolicy& policy, std::size_t rank_count);
 
 // ---- ring_order.cpp ----------------------------------------------------------------------------
 
 /// The ring NCCL would build over `gpus`: NVLink and same-switch neighbours first, fewest crossings
-/// of slow hops, highest ring throughput. Deterministic; starts at gpus[0]. Across servers the
-/// per-server rings are chained node by node (the cut falls on each server ring's slowest hop).
+/// of slow hops, highest ring throughput. Deterministic; on one server it starts at gpus[0]. Across servers the
+/// per-server rings are chained server by server, entering each at the GPU closest to its NIC.
 std::vector<topology::DeviceId> ring_order(const topology::Topology& topo,
                                            const std::vector<topology::DeviceId>& gpus,
                                            const topology::P2pPolicy& policy = {});

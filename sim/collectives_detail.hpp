@@ -22,12 +22,12 @@ struct DirectedLink {
 };
 
 /// A hop and the links its bytes cross. SHM goes up to the sender's socket and back down.
-struct Route {
-  Hop hop;
+struct ConnectionRoute {
+  Connection hop;
   std::vector<DirectedLink> links;
 };
 
-Route route_hop(const topology::Topology& topo, topology::DeviceId src, topology::DeviceId dst,
+ConnectionRoute route_connection(const topology::Topology& topo, topology::DeviceId src, topology::DeviceId dst,
                 const topology::P2pPolicy& policy, std::size_t rank_count);
 
 /// The server a device belongs to (0 for a single server).
@@ -37,36 +37,74 @@ std::string_view local_name(const topology::Topology& topo, topology::DeviceId d
 
 /// Hops by (src, dst). Identical servers of a cluster share their hops: a hop is computed once per
 /// (local src name, local dst name, node distance) and re-targeted to the actual devices.
-class HopCache {
+class ConnectionCache {
  public:
-  HopCache(const topology::Topology& topo, const topology::P2pPolicy& policy, std::size_t rank_count)
+  ConnectionCache(const topology::Topology& topo, const topology::P2pPolicy& policy, std::size_t rank_count)
       : topo_(topo), policy_(policy), rank_count_(rank_count) {}
-  const Hop& get(topology::DeviceId src, topology::DeviceId dst);
+  const Connection& get(topology::DeviceId src, topology::DeviceId dst);
 
  private:
   const topology::Topology& topo_;
   topology::P2pPolicy policy_;
   std::size_t rank_count_;
-  std::map<std::pair<topology::DeviceId, topology::DeviceId>, Hop> by_pair_;
-  std::map<std::tuple<std::string, std::string, int>, Hop> by_shape_;
+  std::map<std::pair<topology::DeviceId, topology::DeviceId>, Connection> by_pair_;
+  std::map<std::tuple<std::string, std::string, int>, Connection> by_shape_;
 };
 
 /// Per-step latency of a hop under NCCL's rule (nccl.md §d.5): NET across servers; inside a server
 /// the NVLINK row when every intra-server hop of the algorithm's graph is NVL, else the PCI row.
-Seconds step_latency(const calibration::CostModel& cost, const Hop& hop, bool intra_nvlink);
+Seconds step_latency(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink);
+/// What the platform charges every transfer of this connection before its bytes flow: the
+/// transport's latency in the CostModel (p2p_latency, shm_latency or net_latency).
+Seconds transport_setup(const calibration::CostModel& cost, const Connection& hop);
+/// A step's latency as plans model it: NCCL's per-step latency, or the transport's setup when that is
+/// larger (the platform charges the setup on every transfer, so it cannot be less).
+Seconds effective_step(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink);
+/// The delay a plan puts on a step's transfer: effective_step less the setup the platform adds.
+Seconds step_delay(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink);
+
+/// The largest effective step latency inside servers and across them, over `hops` (NCCL's rows for
+/// a kind that does not occur).
+struct StepLatencies {
+  Seconds intra;
+  Seconds inter;
+};
+StepLatencies step_latencies(const calibration::CostModel& cost, const std::vector<Connection>& hops, bool intra_nvlink);
+
+/// The delay of a steady-state flow: the plan's whole latency term less the setup the platform adds.
+Seconds steady_delay(const calibration::CostModel& cost, const CollectivePlan& plan, const Connection& hop);
+
 /// Whether every intra-server hop in `hops` is a direct NVLink (NVL) route.
-bool intra_is_nvlink(const topology::Topology& topo, const std::vector<Hop>& hops);
+bool intra_is_nvlink(const topology::Topology& topo, const std::vector<Connection>& hops);
+
+/// The slowest of a set of connections as a pipeline stage: the setup time each transfer pays before
+/// its bytes flow (the transport's latency in the CostModel) and its achievable rate (wire rate x
+/// efficiency), both estimates used only to size pipelined pieces.
+struct StageEstimate {
+  double setup = 0;  // seconds
+  double rate = 0;   // bytes per second
+};
+StageEstimate estimate_stage(const calibration::CostModel& cost, const std::vector<Connection>& connections);
+
+/// Loops a ring step of `slice` bytes is cut into: NCCL's chunk count, but few enough that the setup
+/// every serialized transfer pays stays under 0.5 % of the step's transfer time.
+std::size_t ring_loops(double slice, const StageEstimate& stage, Bytes chunk, int max_loops);
+/// Chunks a pipeline of `depth` stages over `bytes` is cut into: the count that minimises fill
+/// ((depth)·bytes/M/rate) plus serialized setup (M·setup), i.e. sqrt(depth·bytes/(setup·rate)),
+/// capped by NCCL's chunk size and `max_chunks`.
+std::size_t pipeline_chunks(double bytes, double depth, const StageEstimate& stage, Bytes chunk, int max_chunks);
+
+/// Step or Steady for a plan of `ranks` whose step-level form would have `step_transfers` transfers.
+PlanModel resolve_model(const CollectiveOptions& options, std::size_t ranks, std::size_t step_transfers);
 
 /// Appends a transfer and returns its index.
-std::size_t add_transfer(std::vector<Transfer>& out, const Hop& hop, Bytes bytes, Seconds latency,
+std::size_t add_transfer(std::vector<Transfer>& out, const Connection& hop, Bytes bytes, Seconds latency,
                          std::vector<std::size_t> after, std::string tag);
 
 /// Tree algorithm (collectives_tree.cpp): fills plan.tree_parents, hops and transfers.
-void plan_tree(const topology::Topology& topo, const calibration::CostModel& cost, HopCache& hops,
+void plan_tree(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& hops,
                const CollectiveOptions& options, CollectivePlan& plan);
 /// NCCL's tree latency term: base + 2((ppn-1)·intra + log2(nodes)·inter) (nccl.md §d.5).
-Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes, bool intra_nvlink);
-/// Transfers a step-level tree plan would have (to choose the model).
-std::size_t tree_step_transfers(std::size_t ranks, const CollectiveOptions& options, Bytes size);
+Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes, const StepLatencies& lat);
 
 }  // namespace rigsim::sim::detail

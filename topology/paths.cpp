@@ -44,20 +44,29 @@ std::pair<std::vector<DeviceId>, std::vector<LinkId>> bfs_route(const G& g, Devi
   std::vector<std::size_t> pred(n, kNone);
   std::vector<std::size_t> pred_edge(n, kNone);
   pred[a] = a;
+  struct Found {};  // thrown to stop the search once `b` is reached (the Boost idiom for early exit)
   struct Recorder : boost::default_bfs_visitor {
     std::vector<std::size_t>* pred;
     std::vector<std::size_t>* pred_edge;
+    std::size_t target;
     void tree_edge(typename boost::graph_traits<G>::edge_descriptor e, const G& gr) const {
       const auto t = boost::target(e, gr);
       (*pred)[t] = boost::source(e, gr);
       (*pred_edge)[t] = boost::get(boost::edge_index, gr, e);
+      if (t == target) throw Found{};
     }
   } rec;
   rec.pred = &pred;
   rec.pred_edge = &pred_edge;
+  rec.target = b;
   std::vector<boost::default_color_type> color(n);
-  boost::breadth_first_search(g, a, boost::visitor(rec).color_map(
-                                        boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g))));
+  try {
+    boost::breadth_first_search(
+        g, a,
+        boost::visitor(rec).color_map(
+            boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g))));
+  } catch (const Found&) {
+  }
   if (pred[b] == kNone) return {};
   std::vector<DeviceId> devices{b};
   std::vector<LinkId> links;

@@ -1,1 +1,129 @@
-// placeholder: tests arrive with the simulation engine
+// The Platform value: link bandwidths and latencies from the CostModel, routes per transport, the
+// transport NCCL would pick, and the --dump-platform text. No simulation runs here.
+#include "sim/platform.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/sim/sim_fixture.hpp"
+
+namespace rigsim::sim {
+namespace {
+
+using namespace testing;
+
+const PlatformLink& link_named(const Platform& p, const std::string& name) {
+  for (const auto& l : p.links())
+    if (l.name == name) return l;
+  throw std::out_of_range("no link " + name);
+}
+
+std::vector<std::string> hop_names(const Platform& p, const Route& r) {
+  std::vector<std::string> out;
+  for (const Hop& h : r.hops) out.push_back(p.hop_name(h));
+  return out;
+}
+
+TEST(Platform, PcieLinkIsWireRateTimesEfficiency) {
+  const Platform p = platform_of(kOneGen3);
+  const double eff = p.cost_model().pcie_efficiency;
+  const PlatformLink& l = link_named(p, "rc0<->g0");
+  expect_closed_form("16 x 0.985 GB/s x " + std::to_string(eff), 16 * 0.985 * eff, l.bandwidth.gb_per_s(),
+                     "GB/s");
+  EXPECT_TRUE(l.duplex);
+  EXPECT_DOUBLE_EQ(l.latency.value, p.cost_model().pcie_hop_latency.value);
+}
+
+TEST(Platform, HostMemoryIsOneSharedLinkPerSocket) {
+  const Platform p = platform_of(kTwoSockets);
+  for (const char* cpu : {"cpu0", "cpu1"}) {
+    const PlatformLink& m = p.links()[p.dram_of(p.topology().find(cpu))];
+    EXPECT_EQ(m.name, std::string(cpu) + "/dram");
+    EXPECT_FALSE(m.duplex);
+    // Xeon E5 v4: 4 x DDR4-2400 = 76.8 GB/s (catalog) x memory efficiency.
+    expect_closed_form("76.8 GB/s x memory_efficiency", 76.8 * p.cost_model().memory_efficiency,
+                       m.bandwidth.gb_per_s(), "GB/s");
+  }
+  EXPECT_THROW(p.dram_of(p.topology().find("g0")), std::invalid_argument);
+}
+
+TEST(Platform, SwitchLatencyIsSplitOverItsLinks) {
+  const Platform p = platform_of(kFourBehindOneUplink);
+  // PEX 8796: 150 ns cut-through (catalog); a GPU -> switch -> GPU route crosses it once.
+  const Route r = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::P2p);
+  const auto& c = p.cost_model();
+  expect_closed_form("p2p + 2 hops + 150 ns", c.p2p_latency.us() + 2 * c.pcie_hop_latency.us() + 0.150,
+                     r.latency.us(), "us", 1e-9);
+  EXPECT_EQ(hop_names(p, r), (std::vector<std::string>{"g0->plx0", "plx0->g1"}));
+}
+
+TEST(Platform, StagedRouteCrossesTheSendersMemoryTwice) {
+  const Platform p = platform_of(kStagedUnequalLegs);
+  const Route r = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
+  EXPECT_EQ(hop_names(p, r), (std::vector<std::string>{"g0->rc0", "rc0->cpu0", "cpu0/dram", "cpu0/dram",
+                                                       "cpu0->rc0", "rc0->g1"}));
+  // Alone it is limited by shm_efficiency x the slower leg (the x8 one).
+  const double x8 = 8 * 0.985 * p.cost_model().pcie_efficiency;
+  expect_closed_form("shm_efficiency x x8 leg", p.cost_model().shm_efficiency * x8, r.bottleneck.gb_per_s(),
+                     "GB/s");
+  EXPECT_GT(r.latency.value, p.cost_model().shm_latency.value);
+}
+
+TEST(Platform, HostCopyToTheOtherSocketCrossesQpi) {
+  const Platform p = platform_of(kTwoSockets);
+  const auto& t = p.topology();
+  const Route h2d = p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy);
+  EXPECT_EQ(hop_names(p, h2d), (std::vector<std::string>{"cpu0/dram", "cpu0->cpu1", "cpu1->rc1", "rc1->g1"}));
+  expect_closed_form("NCCL BDW_QPI 6 GB/s x 1.0", 6.0, h2d.bottleneck.gb_per_s(), "GB/s");
+  const Route d2h = p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy);
+  EXPECT_EQ(hop_names(p, d2h), (std::vector<std::string>{"g0->rc0", "rc0->cpu0", "cpu0/dram"}));
+  EXPECT_THROW(p.route(t.find("g0"), t.find("g1"), Transport::HostCopy), std::invalid_argument);
+}
+
+TEST(Platform, NvlinkIsPreferredForP2p) {
+  const Platform p = platform_of(two_3090(16, false, true));
+  const auto& t = p.topology();
+  const Route r = p.route(t.find("gpu0"), t.find("gpu1"), Transport::P2p);
+  EXPECT_EQ(hop_names(p, r), (std::vector<std::string>{"gpu0->gpu1"}));
+  // GA102 bridge: 4 links x 14.0625 GB/s per direction x NVLink efficiency.
+  expect_closed_form("4 x 14.0625 x nvlink_efficiency", 4 * 14.0625 * p.cost_model().nvlink_efficiency,
+                     r.bottleneck.gb_per_s(), "GB/s");
+}
+
+TEST(Platform, AutoTransportFollowsNccl) {
+  const topology::P2pPolicy policy;
+  {
+    const Platform p = platform_of(kFourBehindOneUplink);  // Tesla P40s under one switch: PIX, P2P
+    const auto& t = p.topology();
+    EXPECT_EQ(resolve_transport(t, t.find("g0"), t.find("g1"), Transport::Auto, policy, 4), Transport::P2p);
+    EXPECT_EQ(resolve_transport(t, t.find("cpu0"), t.find("g1"), Transport::Auto, policy, 4),
+              Transport::HostCopy);
+    topology::P2pPolicy off;
+    off.disable = true;
+    EXPECT_EQ(resolve_transport(t, t.find("g0"), t.find("g1"), Transport::Auto, off, 4), Transport::Shm);
+  }
+  {
+    const Platform p = platform_of(kStagedUnequalLegs);  // GeForce: no PCIe P2P on stock drivers
+    const auto& t = p.topology();
+    EXPECT_EQ(resolve_transport(t, t.find("g0"), t.find("g1"), Transport::Auto, policy, 2), Transport::Shm);
+    EXPECT_EQ(resolve_transport(t, t.find("g0"), t.find("g1"), Transport::P2p, policy, 2), Transport::P2p);
+  }
+}
+
+TEST(Platform, DeviceToItselfMovesNothing) {
+  const Platform p = platform_of(kOneGen3);
+  const Route r = p.route(p.topology().find("g0"), p.topology().find("g0"), Transport::P2p);
+  EXPECT_TRUE(r.hops.empty());
+  EXPECT_DOUBLE_EQ(r.latency.value, 0.0);
+}
+
+TEST(Platform, DumpIsDeterministicAndComplete) {
+  const Platform p = platform_of(kTwoSockets);
+  const std::string a = p.dump(), b = platform_of(kTwoSockets).dump();
+  EXPECT_EQ(a, b);
+  for (const char* needle : {"# rigsim platform: two-sockets", "CM02", "cpu0/dram", "cpu0<->cpu1",
+                             "g0 -> g1  P2P", "g0 -> g1  SHM", "cpu1 -> g0  HostCopy", "rc0<->g0"})
+    EXPECT_NE(a.find(needle), std::string::npos) << needle << "\n" << a;
+}
+
+}  // namespace
+}  // namespace rigsim::sim

@@ -1,0 +1,96 @@
+// The simulated platform of one Topology under one CostModel: every link with its effective bandwidth
+// and latency, each socket's host memory, and the route a transfer takes for each transport.
+//
+// A Platform is a plain value (no SimGrid inside): SimGrid 3.32 allows one s4u::Engine per process and
+// it cannot be reset, so each simulation instantiates the needed part of the platform in a fresh child
+// process (sim/executor.cpp). The value can be built, routed and dumped any number of times.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibration/cost_model.hpp"
+#include "sim/transfers.hpp"
+#include "topology/p2p.hpp"
+#include "topology/topology.hpp"
+
+namespace rigsim::sim {
+
+/// One resource. A duplex link (every Topology link) has `bandwidth` in each direction on its own; a
+/// shared link (a socket's host memory, "cpu0/dram") is shared by every flow crossing it.
+struct PlatformLink {
+  std::string name;          // "rc0<->gpu0", "cpu0/dram"
+  BytesPerSecond bandwidth;  // bytes per second: per direction (duplex) or in total (shared)
+  Seconds latency;           // seconds added to every flow crossing it
+  bool duplex = true;
+  topology::DeviceId up = 0;    // duplex: the end nearer the CPU (for DRAM: the socket)
+  topology::DeviceId down = 0;  // duplex: the other end
+  std::string what;             // for people: "PCIe gen3 x16, wire 15.76 GB/s x 0.82"
+};
+
+/// One link crossed in one direction; `downstream` is from the link's `up` end to its `down` end.
+struct Hop {
+  std::size_t link = 0;  // index into Platform::links()
+  bool downstream = true;
+};
+
+/// What a transfer crosses, in order. A host-staged (SHM) route crosses its socket's memory twice
+/// (written by the first leg, read by the second), so it consumes twice its rate there.
+struct Route {
+  Transport transport = Transport::P2p;  // resolved, never Auto
+  std::vector<Hop> hops;
+  Seconds setup;              // fixed per-transfer latency of the transport (CostModel)
+  Seconds latency;            // setup + latencies of the hops: a zero-byte transfer's duration
+  BytesPerSecond cap;         // per-flow rate limit, 0 = none (staged copies: shm_efficiency x slower leg)
+  BytesPerSecond bottleneck;  // best rate alone: min over links of bandwidth / times crossed, and cap
+};
+
+class Platform {
+ public:
+  Platform(topology::Topology topology, calibration::CostModel cost);
+
+  const topology::Topology& topology() const { return topo_; }
+  const calibration::CostModel& cost_model() const { return cost_; }
+  /// Links: index i < topology().links().size() models Topology link i; then one DRAM link per socket.
+  const std::vector<PlatformLink>& links() const { return links_; }
+  /// Index of the host-memory link of a CPU socket device.
+  std::size_t dram_of(topology::DeviceId socket) const;
+
+  /// The route of a transfer with a resolved transport. P2p: Topology::path (NVLink when present);
+  /// Shm: GPU -> its socket's memory -> GPU over PCIe; HostCopy: a socket's memory <-> a device (crossing
+  /// the inter-socket link when remote); Net: the PCIe/network route. Throws std::invalid_argument when
+  /// the transport cannot join the two devices (e.g. SHM between two servers, HostCopy without a CPU).
+  Route route(topology::DeviceId src, topology::DeviceId dst, Transport transport) const;
+
+  /// "gpu0->rc0" for a duplex link crossed in one direction, "cpu0/dram" for a shared one.
+  std::string hop_name(const Hop& hop) const;
+
+  /// Deterministic text for --dump-platform and golden tests: network model, hosts, links with
+  /// bandwidths (GB/s) and latencies (us), and the routes between GPUs and to/from host memory.
+  std::string dump() const;
+
+ private:
+  void add_topology_links();
+  void add_dram_links();
+  void append_path(Route& r, const topology::Path& p) const;
+  Route staged_route(topology::DeviceId src, topology::DeviceId dst) const;
+  Route host_copy_route(topology::DeviceId src, topology::DeviceId dst) const;
+  void finish(Route& r) const;
+
+  topology::Topology topo_;
+  calibration::CostModel cost_;
+  std::vector<PlatformLink> links_;
+  std::vector<std::optional<std::size_t>> dram_;  // per device id: its DRAM link (CPU sockets only)
+};
+
+/// The transport NCCL / CUDA would use between two devices: `requested` unless it is Auto; Auto gives
+/// HostCopy when one end is a CPU socket, Net between servers, P2p when topology::decide_p2p allows it
+/// for a communicator of `gpu_count` GPUs under `policy`, else Shm.
+Transport resolve_transport(const topology::Topology& topo, topology::DeviceId src, topology::DeviceId dst,
+                            Transport requested, const topology::P2pPolicy& policy, std::size_t gpu_count);
+
+std::string_view to_string(Transport t);
+
+}  // namespace rigsim::sim
