@@ -24,7 +24,9 @@ struct BenchCli {
   bool json = false, p2p_disable = false;
 };
 
-bool is_xml(const std::string& path) { return path.size() >= 4 && path.compare(path.size() - 4, 4, ".xml") == 0; }
+bool is_xml(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".xml") == 0;
+}
 
 /// A layout file as a LayoutSpec, so that it can be instantiated once per server of a cluster.
 topology::LayoutSpec load_spec(const std::string& path) {
@@ -43,8 +45,10 @@ topology::Topology load_topology(const BenchCli& o) {
 
 sim::CollectiveOp parse_op(const std::string& name) {
   if (auto op = sim::parse_collective(name)) return *op;
-  throw InputError("", "--op", "unknown collective \"" + name + "\"" + did_you_mean(name, sim::collective_names()) +
-                                   "; one of all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
+  throw InputError(
+      "", "--op",
+      "unknown collective \"" + name + "\"" + did_you_mean(name, sim::collective_names()) +
+          "; one of all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
 }
 
 std::vector<std::size_t> parse_indices(const std::string& list) {
@@ -78,9 +82,11 @@ sim::BenchOptions bench_options(const BenchCli& o, const topology::Topology& top
     b.sweep.step_factor = o.factor;
     b.sweep.step_bytes = o.factor > 1 ? 0 : 1 << 20;  // nccl-tests' default -i: 1 MiB
   }
-  b.gpus = sim::select_gpus(topo, o.per_node, o.gpus.empty() ? std::vector<std::size_t>{} : parse_indices(o.gpus));
+  b.gpus =
+      sim::select_gpus(topo, o.per_node, o.gpus.empty() ? std::vector<std::size_t>{} : parse_indices(o.gpus));
   b.collective.model = *sim::parse_plan_model(o.model);
-  if (o.algo != "auto") b.collective.algorithm = o.algo == "ring" ? sim::Algorithm::Ring : sim::Algorithm::Tree;
+  if (o.algo != "auto")
+    b.collective.algorithm = o.algo == "ring" ? sim::Algorithm::Ring : sim::Algorithm::Tree;
   b.collective.root = o.root;
   b.collective.p2p.disable = o.p2p_disable;
   if (!o.p2p_level.empty()) b.collective.p2p.level = topology::parse_path_class(o.p2p_level);
@@ -93,7 +99,8 @@ int run(const BenchCli& o) {
   const sim::Platform platform(load_topology(o), cost);
   const sim::BenchOptions options = bench_options(o, platform.topology());
   const sim::BenchResult r = sim::run_bench(platform, options);
-  emit(o.json ? sim::bench_json(platform, options, r).dump(2) + "\n" : sim::bench_text(platform, options, r), o.output);
+  emit(o.json ? sim::bench_json(platform, options, r).dump(2) + "\n" : sim::bench_text(platform, options, r),
+       o.output);
   return 0;
 }
 
@@ -101,18 +108,26 @@ int run(const BenchCli& o) {
 
 void add_bench(CLI::App& app, Action& action) {
   auto opt = std::make_shared<BenchCli>();
-  CLI::App* cmd = app.add_subcommand("bench", "nccl-tests (all_reduce_perf, ...) on a simulated server or cluster");
-  cmd->add_option("layout", opt->layout, "Layout JSON or NCCL topology XML file")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--op", opt->op, "Collective: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
-  cmd->add_option("-b,--minbytes", opt->min, "Smallest size, nccl-tests style: 8, 64K, 128M, 1G (K/M/G = 1024^n; default 8)");
+  CLI::App* cmd =
+      app.add_subcommand("bench", "nccl-tests (all_reduce_perf, ...) on a simulated server or cluster");
+  cmd->add_option("layout", opt->layout, "Layout JSON or NCCL topology XML file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option(
+      "--op", opt->op,
+      "Collective: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
+  cmd->add_option("-b,--minbytes", opt->min,
+                  "Smallest size, nccl-tests style: 8, 64K, 128M, 1G (K/M/G = 1024^n; default 8)");
   cmd->add_option("-e,--maxbytes", opt->max, "Largest size (default 128M; at most 2^40)");
-  auto* f = cmd->add_option("-f,--stepfactor", opt->factor, "Multiply the size by this between rows (default 2)")
-                ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  auto* f =
+      cmd->add_option("-f,--stepfactor", opt->factor, "Multiply the size by this between rows (default 2)")
+          ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   cmd->add_option("-i,--stepbytes", opt->step, "Add this many bytes between rows instead of -f")->excludes(f);
   auto* g = cmd->add_option("-g,--ngpus", opt->per_node, "GPUs per server: the first N (like nccl-tests -g)")
                 ->check(CLI::PositiveNumber);
   cmd->add_option("--gpus", opt->gpus, "GPU ids per server, e.g. 0,1,2,3 (CUDA device order)")->excludes(g);
-  cmd->add_option("--nodes", opt->nodes, "Servers joined by their NICs through a non-blocking switch (default 1)")
+  cmd->add_option("--nodes", opt->nodes,
+                  "Servers joined by their NICs through a non-blocking switch (default 1)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("-r,--root", opt->root, "Root rank of broadcast and reduce (default 0)");
   cmd->add_option("--p2p-level", opt->p2p_level, "Like NCCL_P2P_LEVEL: highest path class that uses P2P")
@@ -122,9 +137,11 @@ void add_bench(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "step", "steady"}));
   cmd->add_option("--algo", opt->algo, "all_reduce algorithm, like NCCL_ALGO: auto, ring, tree")
       ->check(CLI::IsMember({"auto", "ring", "tree"}));
-  cmd->add_option("--cost-model", opt->cost_model, "Calibration profile JSON overriding the built-in cost model")
+  cmd->add_option("--cost-model", opt->cost_model,
+                  "Calibration profile JSON overriding the built-in cost model")
       ->check(CLI::ExistingFile);
-  cmd->add_flag("--json", opt->json, "Print JSON: op, gpus, rows (size, time_us, algbw, busbw), avg_busbw, bottleneck");
+  cmd->add_flag("--json", opt->json,
+                "Print JSON: op, gpus, rows (size, time_us, algbw, busbw), avg_busbw, bottleneck");
   cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
 }

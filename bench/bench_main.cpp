@@ -21,7 +21,8 @@ namespace {
 
 using namespace rigsim;
 
-const std::string kLayout = std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/supermicro-4028gr-tr2-x10drg.json";
+const std::string kLayout =
+    std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/supermicro-4028gr-tr2-x10drg.json";
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 /// One platform per server count, built once.
@@ -39,7 +40,8 @@ const sim::Platform& platform(int nodes) {
 void report(benchmark::State& state, std::size_t gpus, std::size_t flows, double simulated, double busbw) {
   state.counters["gpus"] = static_cast<double>(gpus);
   state.counters["flows"] = static_cast<double>(flows);
-  state.counters["flows/s"] = benchmark::Counter(static_cast<double>(flows), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["flows/s"] =
+      benchmark::Counter(static_cast<double>(flows), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["sim_ms"] = simulated * 1e3;
   state.counters["busbw_GBps"] = busbw;
 }
@@ -53,7 +55,8 @@ void BM_AllReduce1GiB(benchmark::State& state) {
   std::size_t flows = 0;
   double t = 0;
   for (auto _ : state) {
-    const auto plan = sim::plan_collective(p.topology(), p.cost_model(), sim::CollectiveOp::AllReduce, gpus, Bytes{kGiB}, o);
+    const auto plan = sim::plan_collective(p.topology(), p.cost_model(), sim::CollectiveOp::AllReduce, gpus,
+                                           Bytes{kGiB}, o);
     t = sim::simulate_plan(p, plan).value;
     flows = plan.transfers.size();
   }
@@ -89,16 +92,27 @@ void BM_Plan4096(benchmark::State& state) {
   o.algorithm = sim::Algorithm::Ring;
   std::size_t flows = 0;
   for (auto _ : state) {
-    const auto plan = sim::plan_collective(p.topology(), p.cost_model(), sim::CollectiveOp::AllReduce, gpus, Bytes{kGiB}, o);
+    const auto plan = sim::plan_collective(p.topology(), p.cost_model(), sim::CollectiveOp::AllReduce, gpus,
+                                           Bytes{kGiB}, o);
     flows = plan.transfers.size();
   }
   report(state, gpus.size(), flows, 0, 0);
 }
 
-BENCHMARK(BM_AllReduce1GiB)->ArgNames({"nodes", "tree"})->Args({1, 0})->Args({8, 0})->Args({64, 0})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_AllReduce1GiB)->ArgNames({"nodes", "tree"})->Args({512, 0})->Args({512, 1})
-    ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_AllReduce1GiB)
+    ->ArgNames({"nodes", "tree"})
+    ->Args({1, 0})
+    ->Args({8, 0})
+    ->Args({64, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_AllReduce1GiB)
+    ->ArgNames({"nodes", "tree"})
+    ->Args({512, 0})
+    ->Args({512, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK(BM_Sweep8Gpus)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Plan4096)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
 

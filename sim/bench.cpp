@@ -4,6 +4,7 @@
 #include "sim/bench.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -25,9 +26,9 @@ std::map<int, std::vector<DeviceId>> gpus_by_node(const topology::Topology& topo
 }
 
 std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
+  std::array<char, 64> buf{};
+  std::snprintf(buf.data(), buf.size(), "%.*f", decimals, v);
+  return buf.data();
 }
 
 std::string route_words(const Connection& c) {
@@ -61,17 +62,24 @@ std::string ring_line(const topology::Topology& topo, const Ring& r) {
 std::string why(const Platform& platform, const BenchResult& res) {
   const auto& topo = platform.topology();
   const CollectivePlan& p = res.largest;
-  std::string out = "#\n# Why (largest size, " + std::to_string(res.rows.empty() ? 0 : res.rows.back().row.size) +
-                    " B): " + std::string(to_string(p.algorithm)) + ", " + std::to_string(p.channels) +
-                    " channel(s), " + std::string(to_string(p.model)) + " model, latency term " +
-                    fixed(p.latency.us(), 1) + " us\n";
-  if (!p.rings.empty()) {
+  std::string out =
+      "#\n# Why (largest size, " + std::to_string(res.rows.empty() ? 0 : res.rows.back().row.size) +
+      " B): " + std::string(to_string(p.algorithm)) + ", " + std::to_string(p.channels) + " channel(s), " +
+      std::string(to_string(p.model)) + " model, latency term " + fixed(p.latency.us(), 1) + " us\n";
+  if (p.algorithm == Algorithm::Tree) {
+    out +=
+        "# Trees: two binary trees over the servers (the second mirrored or shifted), each carrying half\n"
+        "#   the data; inside a server the GPUs form a chain in this ring order:\n" +
+        ring_line(topo, p.rings.front());
+  } else if (!p.rings.empty()) {
     out += p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "# Chains:\n" : "# Rings:\n";
     for (const Ring& r : p.rings) out += ring_line(topo, r);
   }
-  out += "# Connections (transport, path class, slowest wire rate):\n" + connection_lines(topo, p.connections);
+  out +=
+      "# Connections (transport, path class, slowest wire rate):\n" + connection_lines(topo, p.connections);
   out += "# Busiest links (utilisation while the largest size ran):\n";
-  for (const LinkUsage& u : res.bottleneck) out += "#   " + u.link + ": " + fixed(100 * u.utilization, 1) + " %\n";
+  for (const LinkUsage& u : res.bottleneck)
+    out += "#   " + u.link + ": " + fixed(100 * u.utilization, 1) + " %\n";
   if (res.bottleneck.empty()) out += "#   none (nothing moved)\n";
   return out;
 }
@@ -122,14 +130,16 @@ std::vector<DeviceId> select_gpus(const topology::Topology& topo, std::optional<
                                   const std::vector<std::size_t>& indices) {
   std::vector<DeviceId> out;
   for (const auto& [node, gpus] : gpus_by_node(topo)) {
-    const std::string where = " (layout " + topo.name() + " has " + std::to_string(gpus.size()) + " GPUs per server)";
+    const std::string where =
+        " (layout " + topo.name() + " has " + std::to_string(gpus.size()) + " GPUs per server)";
     if (per_node && (*per_node == 0 || *per_node > gpus.size()))
       throw InputError("", "-g", "asked for " + std::to_string(*per_node) + " GPUs" + where);
     if (!indices.empty()) {
       for (std::size_t i : indices) {
         if (i >= gpus.size())
-          throw InputError("", "--gpus", "GPU " + std::to_string(i) + " is out of range: valid ids are 0.." +
-                                             std::to_string(gpus.size() - 1) + where);
+          throw InputError("", "--gpus",
+                           "GPU " + std::to_string(i) + " is out of range: valid ids are 0.." +
+                               std::to_string(gpus.size() - 1) + where);
         if (std::count(indices.begin(), indices.end(), i) > 1)
           throw InputError("", "--gpus", "GPU " + std::to_string(i) + " is listed twice");
         out.push_back(gpus[i]);
@@ -150,8 +160,9 @@ std::string bench_text(const Platform& platform, const BenchOptions& o, const Be
     const DeviceId g = res.gpus[r];
     const auto& local = by_node.at(topo.device(g).node);
     const auto dev = static_cast<std::size_t>(std::find(local.begin(), local.end(), g) - local.begin());
-    rank_lines.push_back(nccl_tests::rank_line(r, host_label(topo, g), dev, std::string(detail::local_name(topo, g)),
-                                               topo.device(g).gpu ? std::string(topo.device(g).gpu->name) : "GPU"));
+    rank_lines.push_back(
+        nccl_tests::rank_line(r, host_label(topo, g), dev, std::string(detail::local_name(topo, g)),
+                              topo.device(g).gpu ? std::string(topo.device(g).gpu->name) : "GPU"));
     ++ranks_per_node[topo.device(g).node];
   }
   const std::size_t per_node = ranks_per_node.empty() ? 0 : ranks_per_node.begin()->second;
@@ -170,15 +181,21 @@ nlohmann::json bench_json(const Platform& platform, const BenchOptions& o, const
   for (DeviceId g : res.gpus) j["gpus"].push_back(topo.device(g).name);
   j["rows"] = nlohmann::json::array();
   for (const auto& r : res.rows)
-    j["rows"].push_back({{"size", r.row.size}, {"count", r.row.count}, {"time_us", r.row.time_us},
-                         {"algbw", r.row.algbw}, {"busbw", r.row.busbw},
-                         {"algorithm", std::string(to_string(r.algorithm))}, {"model", std::string(to_string(r.model))}});
+    j["rows"].push_back({{"size", r.row.size},
+                         {"count", r.row.count},
+                         {"time_us", r.row.time_us},
+                         {"algbw", r.row.algbw},
+                         {"busbw", r.row.busbw},
+                         {"algorithm", std::string(to_string(r.algorithm))},
+                         {"model", std::string(to_string(r.model))}});
   j["avg_busbw"] = res.avg_busbw;
   j["bottleneck"] = nlohmann::json::array();
-  for (const auto& u : res.bottleneck) j["bottleneck"].push_back({{"link", u.link}, {"utilization", u.utilization}});
+  for (const auto& u : res.bottleneck)
+    j["bottleneck"].push_back({{"link", u.link}, {"utilization", u.utilization}});
   j["connections"] = nlohmann::json::array();
   for (const auto& c : res.largest.connections)
-    j["connections"].push_back({{"src", topo.device(c.src).name}, {"dst", topo.device(c.dst).name},
+    j["connections"].push_back({{"src", topo.device(c.src).name},
+                                {"dst", topo.device(c.dst).name},
                                 {"transport", std::string(to_string(c.transport))},
                                 {"path", std::string(topology::to_string(c.path))},
                                 {"bottleneck_gbs", c.bottleneck.gb_per_s()}});

@@ -4,11 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/collectives.hpp"
 #include "sim/nccl_tests.hpp"
@@ -50,7 +49,8 @@ BenchResult run_bench(const Platform& platform, const BenchOptions& options);
 /// The GPUs of a bench, like nccl-tests' -g: per server, the first `per_node` GPUs (all when nullopt),
 /// or the GPUs at `indices` (positions in the server's GPU list, as CUDA device ids). Servers in order.
 /// Throws rigsim::InputError when a count or index exceeds a server's GPUs.
-std::vector<topology::DeviceId> select_gpus(const topology::Topology& topo, std::optional<std::size_t> per_node,
+std::vector<topology::DeviceId> select_gpus(const topology::Topology& topo,
+                                            std::optional<std::size_t> per_node,
                                             const std::vector<std::size_t>& indices);
 
 /// The nccl-tests output (preamble, table, footer) followed by a "why" section: algorithm, rings,

@@ -3,14 +3,18 @@
 // tree for multi-node all_reduce. Reference nccl.md §d.3–§d.5.
 //
 // Ring, step model. Channel c carries S/C; each of its K steps moves a slice s = S/(n·C) per rank,
-// cut into L pipelined loops of s/L bytes (L = ceil(s / ring_chunk), at most max_ring_loops).
-// Transfer (l, k, r) on hop r = ring[r] -> ring[r+1] waits for the data it forwards — (l, k-1) on
-// hop r-1 — and for the previous transfer on its own hop, as NCCL's kernel sends in order. Loop 0
-// carries the per-step latency (and step 0 the base latency); later loops follow in its wake, as
-// NCCL's pipeline hides them. On n identical links of rate B this gives
+// cut into L pipelined loops of s/L bytes (collectives_detail.hpp: ring_loops). Transfer (l, k, r) on
+// hop r = ring[r] -> ring[r+1] waits for the data it forwards — (l, k-1) on hop r-1 — and for the
+// previous transfer on its own hop: one flow at a time per connection, as NCCL's kernel sends in
+// order (and so a per-flow rate limit such as a staged copy's holds). Loop 0 carries the per-step
+// latency (and step 0 the base latency); later loops follow in its wake, as NCCL's pipeline hides
+// them. On n identical links of rate B:
 //   T = base + K·step_latency + K·S/(n·B)     (all_reduce: K = 2(n-1), so busbw -> B),
-// NCCL's own model (§d.5), whatever L is; L matters where hops are uneven or links are shared.
-// Ring, steady model: one flow per hop of K·S/(n·C) bytes, all concurrent, after the same latency.
+// NCCL's own model (§d.5). The platform charges each transfer its transport's setup; the plan counts
+// that setup as part of NCCL's per-step latency (step_delay), and L is kept small enough that the
+// setups of later loops stay under 0.5 % of the time.
+// Ring, steady model: one flow per hop of K·S/(n·C) bytes, all concurrent, after the whole latency
+// term. Chains (broadcast, reduce) and trees follow the same two shapes.
 #include "sim/collectives.hpp"
 
 #include <algorithm>
@@ -20,7 +24,6 @@
 #include <set>
 
 #include "common/input.hpp"
-#include "common/suggest.hpp"
 #include "sim/collectives_detail.hpp"
 
 namespace rigsim::sim {
@@ -28,8 +31,12 @@ namespace {
 
 using topology::DeviceId;
 
-/// A step-level plan larger than this is refused (memory and time), with a hint to use --model steady.
-constexpr std::size_t kMaxTransfers = 4'000'000;
+/// A step-level plan larger than this is refused (it would simulate for minutes: about 1 s per 100k
+/// transfers), with a hint to use --model steady.
+constexpr std::size_t kMaxTransfers = 1'000'000;
+/// Most concurrent alltoall flows: every flow shares links with all others, and the simulation time
+/// grows with their square (16k flows: 6 s on a 2-core machine).
+constexpr std::size_t kMaxConcurrentFlows = 20'000;
 
 constexpr std::array<std::pair<CollectiveOp, std::string_view>, 7> kOpNames{{
     {CollectiveOp::AllReduce, "all_reduce"},
@@ -41,14 +48,20 @@ constexpr std::array<std::pair<CollectiveOp, std::string_view>, 7> kOpNames{{
     {CollectiveOp::SendRecv, "sendrecv"},
 }};
 
-[[noreturn]] void fail(const std::string& message) { throw InputError("", "", message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw InputError("", "", message);
+}
 
-void check_size(std::size_t transfers, const CollectivePlan& plan) {
+}  // namespace
+
+void detail::check_step_size(std::size_t transfers, const CollectivePlan& plan) {
   if (transfers > kMaxTransfers)
     fail("a step-level " + std::string(to_string(plan.op)) + " plan on " + std::to_string(plan.ranks.size()) +
-         " GPUs would have " + std::to_string(transfers) + " transfers (limit " + std::to_string(kMaxTransfers) +
-         "); use the steady-state model (--model steady)");
+         " GPUs would have " + std::to_string(transfers) + " transfers (limit " +
+         std::to_string(kMaxTransfers) + "); use the steady-state model (--model steady)");
 }
+
+namespace {
 
 std::size_t node_count(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
   std::set<int> nodes;
@@ -91,24 +104,39 @@ std::string tag(const CollectivePlan& p, const char* what, std::size_t c, std::s
   return std::string(to_string(p.op)) + " " + what + " ch" + std::to_string(c) + " step " + std::to_string(k);
 }
 
+/// Step model of the rings. NCCL's per-step latency of loop 0 sits on a zero-byte delay node (a GPU to
+/// itself) between the data a step forwards and its flow, so it overlaps the previous flow on the same
+/// connection, as NCCL's buffer slots let it; the flows of one connection still follow each other.
 void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl, CollectivePlan& p) {
   const std::size_t n = p.ranks.size();
-  const auto [steps, slice] = ring_work(p.op, n, p.size);
+  const auto work = ring_work(p.op, n, p.size);  // not a structured binding: the lambda captures it
+  const std::size_t steps = work.first;
+  const double slice = work.second;
   p.chunk = {slice / p.channels / static_cast<double>(loops)};
-  check_size(p.rings.size() * loops * steps * n, p);
+  detail::check_step_size(p.rings.size() * (loops + 1) * steps * n, p);
   for (std::size_t c = 0; c < p.rings.size(); ++c) {
     const Ring& ring = p.rings[c];
-    const std::size_t first = p.transfers.size();
-    auto idx = [&](std::size_t l, std::size_t k, std::size_t r) { return first + (l * steps + k) * n + r; };
+    std::vector<std::size_t> flow(loops * steps * n);  // transfer index of flow (l, k, r)
+    auto at = [&](std::size_t l, std::size_t k, std::size_t r) -> std::size_t& {
+      return flow[(l * steps + k) * n + r];
+    };
     for (std::size_t l = 0; l < loops; ++l)
       for (std::size_t k = 0; k < steps; ++k)
         for (std::size_t r = 0; r < n; ++r) {
           std::vector<std::size_t> after;
-          if (k > 0) after = {idx(l, k - 1, (r + n - 1) % n), idx(l, k - 1, r)};
-          else if (l > 0) after = {idx(l - 1, steps - 1, r)};
-          Seconds lat{};
-          if (l == 0) lat = detail::step_delay(cost, ring.hops[r], nvl) + (k == 0 ? cost.nccl_base_latency : Seconds{});
-          detail::add_transfer(p.transfers, ring.hops[r], p.chunk, lat, std::move(after), tag(p, "ring", c, k));
+          if (k > 0) after.push_back(at(l, k - 1, (r + n - 1) % n));  // the data this step forwards
+          if (l == 0) {
+            const Seconds delay =
+                detail::step_delay(cost, ring.hops[r], nvl) + (k == 0 ? cost.nccl_base_latency : Seconds{});
+            if (delay.value > 0)
+              after = {detail::add_delay(p.transfers, ring.order[r], delay, std::move(after))};
+          }
+          if (k > 0)
+            after.push_back(at(l, k - 1, r));  // the previous flow on this connection
+          else if (l > 0)
+            after.push_back(at(l - 1, steps - 1, r));
+          at(l, k, r) = detail::add_transfer(p.transfers, ring.hops[r], p.chunk, Seconds{}, std::move(after),
+                                             tag(p, "ring", c, k));
         }
   }
 }
@@ -118,17 +146,19 @@ void ring_steady(const calibration::CostModel& cost, CollectivePlan& p) {
   p.chunk = {static_cast<double>(steps) * slice / p.channels};
   for (std::size_t c = 0; c < p.rings.size(); ++c)
     for (const Connection& h : p.rings[c].hops)
-      detail::add_transfer(p.transfers, h, p.chunk, detail::steady_delay(cost, p, h), {}, tag(p, "ring", c, 0));
+      detail::add_transfer(p.transfers, h, p.chunk, detail::steady_delay(cost, p, h), {},
+                           tag(p, "ring", c, 0));
 }
 
 void plan_ring(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
                bool nvl, CollectivePlan& p) {
   const std::size_t n = p.ranks.size();
   const auto [steps, slice] = ring_work(p.op, n, p.size);
-  const std::size_t loops = detail::ring_loops(slice / p.channels, detail::estimate_stage(cost, p.connections),
-                                               o.ring_chunk, o.max_ring_loops);
+  const std::size_t loops = detail::ring_loops(
+      slice / p.channels, detail::estimate_stage(cost, p.connections), o.ring_chunk, o.max_ring_loops);
   p.model = detail::resolve_model(o, n, p.rings.size() * loops * steps * n);
-  p.latency = ring_latency(cost, p.op, n, node_count(topo, p.ranks), detail::step_latencies(cost, p.connections, nvl));
+  p.latency = ring_latency(cost, p.op, n, node_count(topo, p.ranks),
+                           detail::step_latencies(cost, p.connections, nvl));
   p.model == PlanModel::Step ? ring_steps(cost, loops, nvl, p) : ring_steady(cost, p);
 }
 
@@ -140,21 +170,23 @@ void make_chains(CollectivePlan& p, std::size_t root) {
   for (Ring& ring : p.rings) {
     auto it = std::find(ring.order.begin(), ring.order.end(), r);
     const long shift = (it - ring.order.begin()) + (p.op == CollectiveOp::Reduce ? 1 : 0);
-    std::rotate(ring.order.begin(), ring.order.begin() + shift % static_cast<long>(ring.order.size()), ring.order.end());
-    std::rotate(ring.hops.begin(), ring.hops.begin() + shift % static_cast<long>(ring.hops.size()), ring.hops.end());
+    std::rotate(ring.order.begin(), ring.order.begin() + shift % static_cast<long>(ring.order.size()),
+                ring.order.end());
+    std::rotate(ring.hops.begin(), ring.hops.begin() + shift % static_cast<long>(ring.hops.size()),
+                ring.hops.end());
     ring.hops.pop_back();  // the hop closing the ring is not used by a chain
     for (const Connection& h : ring.hops)
       if (seen.insert({h.src, h.dst}).second) p.connections.push_back(h);
   }
 }
 
-void plan_chain(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
-                bool nvl, CollectivePlan& p) {
+void plan_chain(const topology::Topology& topo, const calibration::CostModel& cost,
+                const CollectiveOptions& o, bool nvl, CollectivePlan& p) {
   const std::size_t hops = p.ranks.size() - 1;
   const double per_channel = p.size.value / p.channels;
-  const std::size_t chunks = detail::pipeline_chunks(per_channel, static_cast<double>(hops - 1),
-                                                     detail::estimate_stage(cost, p.connections), o.chain_chunk,
-                                                     o.max_chain_chunks);
+  const std::size_t chunks =
+      detail::pipeline_chunks(per_channel, static_cast<double>(hops - 1),
+                              detail::estimate_stage(cost, p.connections), o.chain_chunk, o.max_chain_chunks);
   p.model = detail::resolve_model(o, p.ranks.size(), p.rings.size() * chunks * hops);
   const std::size_t nodes = node_count(topo, p.ranks);
   const auto lat = detail::step_latencies(cost, p.connections, nvl);
@@ -164,11 +196,12 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
     p.chunk = {per_channel};
     for (std::size_t c = 0; c < p.rings.size(); ++c)
       for (const Connection& h : p.rings[c].hops)
-        detail::add_transfer(p.transfers, h, p.chunk, detail::steady_delay(cost, p, h), {}, tag(p, "chain", c, 0));
+        detail::add_transfer(p.transfers, h, p.chunk, detail::steady_delay(cost, p, h), {},
+                             tag(p, "chain", c, 0));
     return;
   }
   p.chunk = {per_channel / static_cast<double>(chunks)};
-  check_size(p.rings.size() * chunks * hops, p);
+  detail::check_step_size(p.rings.size() * chunks * hops, p);
   for (std::size_t c = 0; c < p.rings.size(); ++c) {
     const std::size_t first = p.transfers.size();
     for (std::size_t j = 0; j < chunks; ++j)
@@ -177,19 +210,25 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
         if (h > 0) after.push_back(first + j * hops + h - 1);
         if (j > 0) after.push_back(first + (j - 1) * hops + h);
         Seconds lat{};
-        if (j == 0) lat = detail::step_delay(cost, p.rings[c].hops[h], nvl) + (h == 0 ? cost.nccl_base_latency : Seconds{});
-        detail::add_transfer(p.transfers, p.rings[c].hops[h], p.chunk, lat, std::move(after), tag(p, "chain", c, h));
+        if (j == 0)
+          lat = detail::step_delay(cost, p.rings[c].hops[h], nvl) +
+                (h == 0 ? cost.nccl_base_latency : Seconds{});
+        detail::add_transfer(p.transfers, p.rings[c].hops[h], p.chunk, lat, std::move(after),
+                             tag(p, "chain", c, h));
       }
   }
 }
 
 /// alltoall (every rank sends S/n to every other, all at once: ncclGroupStart + n x send/recv) and
 /// sendrecv (rank i sends S to rank i+1, as nccl-tests does). One flow per pair in both models.
-void plan_pairwise(const topology::Topology& topo, const calibration::CostModel& cost, detail::ConnectionCache& cache,
-                   const CollectiveOptions& o, CollectivePlan& p) {
+void plan_pairwise(const topology::Topology& topo, const calibration::CostModel& cost,
+                   detail::ConnectionCache& cache, const CollectiveOptions& o, CollectivePlan& p) {
   const std::size_t n = p.ranks.size();
   const bool a2a = p.op == CollectiveOp::AllToAll;
-  if (a2a) check_size(n * (n - 1), p);
+  if (a2a && n * (n - 1) > kMaxConcurrentFlows)
+    fail("alltoall on " + std::to_string(n) + " GPUs is " + std::to_string(n * (n - 1)) +
+         " concurrent flows; rigsim simulates at most " + std::to_string(kMaxConcurrentFlows) +
+         " (141 GPUs)");
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j)
       if (j != i && (a2a || j == (i + 1) % n)) p.connections.push_back(cache.get(p.ranks[i], p.ranks[j]));
@@ -199,12 +238,13 @@ void plan_pairwise(const topology::Topology& topo, const calibration::CostModel&
   p.latency = cost.nccl_base_latency;
   for (const Connection& h : p.connections) {
     p.latency = std::max(p.latency, cost.nccl_base_latency + detail::effective_step(cost, h, nvl));
-    detail::add_transfer(p.transfers, h, p.chunk, cost.nccl_base_latency + detail::step_delay(cost, h, nvl), {},
-                         std::string(to_string(p.op)));
+    detail::add_transfer(p.transfers, h, p.chunk, cost.nccl_base_latency + detail::step_delay(cost, h, nvl),
+                         {}, std::string(to_string(p.op)));
   }
 }
 
-void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ranks, const CollectiveOptions& o) {
+void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ranks,
+                 const CollectiveOptions& o) {
   if (ranks.empty()) fail("a collective needs at least one GPU");
   std::set<DeviceId> seen;
   for (DeviceId r : ranks) {
@@ -213,32 +253,38 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
     if (!seen.insert(r).second) fail("GPU " + topo.device(r).name + " appears twice in the rank list");
   }
   if (o.root >= ranks.size())
-    fail("root rank " + std::to_string(o.root) + " is out of range (" + std::to_string(ranks.size()) + " ranks)");
+    fail("root rank " + std::to_string(o.root) + " is out of range (" + std::to_string(ranks.size()) +
+         " ranks)");
 }
 
 /// NCCL's choice between ring and tree for all_reduce (tuning.cc time model, nccl.md §d.5), with the
 /// slowest hop's wire rate B as the bus bandwidth of both: ring 2(n-1)/n·S/B, tree S/(0.5·0.92·B).
-Algorithm choose_all_reduce(const calibration::CostModel& cost, const CollectivePlan& p, std::size_t nodes, bool nvl) {
+Algorithm choose_all_reduce(const calibration::CostModel& cost, const CollectivePlan& p, std::size_t nodes,
+                            bool nvl) {
   if (nodes < 2) return Algorithm::Ring;
   double bw = std::numeric_limits<double>::infinity();
   for (const Connection& h : p.connections) bw = std::min(bw, h.bottleneck.value);
-  const double n = static_cast<double>(p.ranks.size());
+  const auto n = static_cast<double>(p.ranks.size());
   const auto lat = detail::step_latencies(cost, p.connections, nvl);
-  const double ring = ring_latency(cost, p.op, p.ranks.size(), nodes, lat).value + 2 * (n - 1) / n * p.size.value / bw;
-  const double tree = detail::tree_latency(cost, p.ranks.size(), nodes, lat).value + p.size.value / (0.5 * 0.92 * bw);
+  const double ring =
+      ring_latency(cost, p.op, p.ranks.size(), nodes, lat).value + 2 * (n - 1) / n * p.size.value / bw;
+  const double tree =
+      detail::tree_latency(cost, p.ranks.size(), nodes, lat).value + p.size.value / (0.5 * 0.92 * bw);
   return tree < ring ? Algorithm::Tree : Algorithm::Ring;
 }
 
-Algorithm pick_algorithm(const calibration::CostModel& cost, const CollectiveOptions& o, const CollectivePlan& p,
-                         std::size_t nodes, bool nvl) {
+Algorithm pick_algorithm(const calibration::CostModel& cost, const CollectiveOptions& o,
+                         const CollectivePlan& p, std::size_t nodes, bool nvl) {
   if (p.op == CollectiveOp::AllToAll || p.op == CollectiveOp::SendRecv) {
     if (o.algorithm && *o.algorithm != Algorithm::Pairwise)
-      fail(std::string(to_string(p.op)) + " uses pairwise send/recv, not " + std::string(to_string(*o.algorithm)));
+      fail(std::string(to_string(p.op)) + " uses pairwise send/recv, not " +
+           std::string(to_string(*o.algorithm)));
     return Algorithm::Pairwise;
   }
   if (o.algorithm == Algorithm::Pairwise) fail(std::string(to_string(p.op)) + " has no pairwise algorithm");
   if (o.algorithm == Algorithm::Tree && p.op != CollectiveOp::AllReduce)
-    fail("the tree algorithm is only for all_reduce (NCCL runs " + std::string(to_string(p.op)) + " on rings)");
+    fail("the tree algorithm is only for all_reduce (NCCL runs " + std::string(to_string(p.op)) +
+         " on rings)");
   if (o.algorithm) return *o.algorithm;
   return p.op == CollectiveOp::AllReduce ? choose_all_reduce(cost, p, nodes, nvl) : Algorithm::Ring;
 }
@@ -248,7 +294,7 @@ Algorithm pick_algorithm(const calibration::CostModel& cost, const CollectiveOpt
 PlanModel detail::resolve_model(const CollectiveOptions& o, std::size_t ranks, std::size_t step_transfers) {
   if (o.model != PlanModel::Auto) return o.model;
   return (ranks > o.steady_above_ranks || step_transfers > o.steady_above_transfers) ? PlanModel::Steady
-                                                                                      : PlanModel::Step;
+                                                                                     : PlanModel::Step;
 }
 
 std::string_view to_string(CollectiveOp op) {
@@ -259,18 +305,24 @@ std::string_view to_string(CollectiveOp op) {
 
 std::string_view to_string(Algorithm a) {
   switch (a) {
-    case Algorithm::Ring: return "ring";
-    case Algorithm::Tree: return "tree";
-    case Algorithm::Pairwise: return "pairwise";
+    case Algorithm::Ring:
+      return "ring";
+    case Algorithm::Tree:
+      return "tree";
+    case Algorithm::Pairwise:
+      return "pairwise";
   }
   return "?";
 }
 
 std::string_view to_string(PlanModel m) {
   switch (m) {
-    case PlanModel::Auto: return "auto";
-    case PlanModel::Step: return "step";
-    case PlanModel::Steady: return "steady";
+    case PlanModel::Auto:
+      return "auto";
+    case PlanModel::Step:
+      return "step";
+    case PlanModel::Steady:
+      return "steady";
   }
   return "?";
 }
@@ -289,12 +341,14 @@ std::optional<PlanModel> parse_plan_model(std::string_view name) {
 
 std::vector<std::string> collective_names() {
   std::vector<std::string> out;
+  out.reserve(kOpNames.size());
   for (const auto& [k, s] : kOpNames) out.emplace_back(s);
   return out;
 }
 
-CollectivePlan plan_collective(const topology::Topology& topo, const calibration::CostModel& cost, CollectiveOp op,
-                               const std::vector<DeviceId>& ranks, Bytes size, const CollectiveOptions& options) {
+CollectivePlan plan_collective(const topology::Topology& topo, const calibration::CostModel& cost,
+                               CollectiveOp op, const std::vector<DeviceId>& ranks, Bytes size,
+                               const CollectiveOptions& options) {
   check_ranks(topo, ranks, options);
   CollectivePlan p;
   p.op = op;

@@ -76,7 +76,8 @@ struct Connection {
   std::string reason;                                   // the P2P decision, for people
 };
 
-/// One channel's ring (or chain) order, and its hops (hop i goes ring[i] -> ring[i+1 mod n]).
+/// One channel's ring order and its hops: hop i goes order[i] -> order[i+1 mod n]. A chain (broadcast,
+/// reduce) is a ring rotated to start or end at the root, without the closing hop: n-1 hops.
 struct Ring {
   std::vector<topology::DeviceId> order;
   std::vector<Connection> hops;
@@ -85,16 +86,16 @@ struct Ring {
 struct CollectivePlan {
   CollectiveOp op = CollectiveOp::AllReduce;
   Algorithm algorithm = Algorithm::Ring;
-  PlanModel model = PlanModel::Step;       // resolved: Step or Steady
-  std::vector<topology::DeviceId> ranks;   // rank i is ranks[i]
-  Bytes size;                              // nccl-tests "size" column (see nccl_tests.hpp)
-  std::vector<Ring> rings;                 // one per channel (Ring algorithm; chains for bcast/reduce)
+  PlanModel model = PlanModel::Step;      // resolved: Step or Steady
+  std::vector<topology::DeviceId> ranks;  // rank i is ranks[i]
+  Bytes size;                             // nccl-tests "size" column (see nccl_tests.hpp)
+  std::vector<Ring> rings;                // one per channel (Ring algorithm; chains for bcast/reduce)
   /// Tree algorithm: parent rank index per rank for each of the two trees (-1: root).
   std::vector<std::vector<long>> tree_parents;
-  std::vector<Connection> connections;     // every distinct pair that exchanges data
+  std::vector<Connection> connections;  // every distinct pair that exchanges data
   int channels = 1;
-  Bytes chunk;                             // bytes per pipelined transfer (Step model)
-  Seconds latency;                         // NCCL's latency term: base + steps x per-step latency
+  Bytes chunk;      // bytes per pipelined transfer (Step model)
+  Seconds latency;  // NCCL's latency term: base + steps x per-step latency
   std::vector<Transfer> transfers;
 };
 
@@ -107,13 +108,13 @@ CollectivePlan plan_collective(const topology::Topology& topo, const calibration
 
 /// NCCL's decision for one pair of ranks of a communicator of `rank_count` GPUs.
 Connection describe_connection(const topology::Topology& topo, topology::DeviceId src, topology::DeviceId dst,
-                 const topology::P2pPolicy& policy, std::size_t rank_count);
+                               const topology::P2pPolicy& policy, std::size_t rank_count);
 
 // ---- ring_order.cpp ----------------------------------------------------------------------------
 
 /// The ring NCCL would build over `gpus`: NVLink and same-switch neighbours first, fewest crossings
-/// of slow hops, highest ring throughput. Deterministic; on one server it starts at gpus[0]. Across servers the
-/// per-server rings are chained server by server, entering each at the GPU closest to its NIC.
+/// of slow hops, highest ring throughput. Deterministic; on one server it starts at gpus[0]. Across servers
+/// the per-server rings are chained server by server, entering each at the GPU closest to its NIC.
 std::vector<topology::DeviceId> ring_order(const topology::Topology& topo,
                                            const std::vector<topology::DeviceId>& gpus,
                                            const topology::P2pPolicy& policy = {});

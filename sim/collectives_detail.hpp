@@ -27,8 +27,9 @@ struct ConnectionRoute {
   std::vector<DirectedLink> links;
 };
 
-ConnectionRoute route_connection(const topology::Topology& topo, topology::DeviceId src, topology::DeviceId dst,
-                const topology::P2pPolicy& policy, std::size_t rank_count);
+ConnectionRoute route_connection(const topology::Topology& topo, topology::DeviceId src,
+                                 topology::DeviceId dst, const topology::P2pPolicy& policy,
+                                 std::size_t rank_count);
 
 /// The server a device belongs to (0 for a single server).
 int node_of(const topology::Topology& topo, topology::DeviceId d);
@@ -69,7 +70,8 @@ struct StepLatencies {
   Seconds intra;
   Seconds inter;
 };
-StepLatencies step_latencies(const calibration::CostModel& cost, const std::vector<Connection>& hops, bool intra_nvlink);
+StepLatencies step_latencies(const calibration::CostModel& cost, const std::vector<Connection>& hops,
+                             bool intra_nvlink);
 
 /// The delay of a steady-state flow: the plan's whole latency term less the setup the platform adds.
 Seconds steady_delay(const calibration::CostModel& cost, const CollectivePlan& plan, const Connection& hop);
@@ -92,19 +94,29 @@ std::size_t ring_loops(double slice, const StageEstimate& stage, Bytes chunk, in
 /// Chunks a pipeline of `depth` stages over `bytes` is cut into: the count that minimises fill
 /// ((depth)·bytes/M/rate) plus serialized setup (M·setup), i.e. sqrt(depth·bytes/(setup·rate)),
 /// capped by NCCL's chunk size and `max_chunks`.
-std::size_t pipeline_chunks(double bytes, double depth, const StageEstimate& stage, Bytes chunk, int max_chunks);
+std::size_t pipeline_chunks(double bytes, double depth, const StageEstimate& stage, Bytes chunk,
+                            int max_chunks);
 
 /// Step or Steady for a plan of `ranks` whose step-level form would have `step_transfers` transfers.
 PlanModel resolve_model(const CollectiveOptions& options, std::size_t ranks, std::size_t step_transfers);
+
+/// Throws rigsim::InputError when a step-level plan would have more transfers than rigsim simulates.
+void check_step_size(std::size_t transfers, const CollectivePlan& plan);
 
 /// Appends a transfer and returns its index.
 std::size_t add_transfer(std::vector<Transfer>& out, const Connection& hop, Bytes bytes, Seconds latency,
                          std::vector<std::size_t> after, std::string tag);
 
+/// Appends a zero-byte transfer from `at` to itself: a pure delay of `delay` after `after` finish (the
+/// platform moves nothing and adds no setup for it). Returns its index.
+std::size_t add_delay(std::vector<Transfer>& out, topology::DeviceId at, Seconds delay,
+                      std::vector<std::size_t> after);
+
 /// Tree algorithm (collectives_tree.cpp): fills plan.tree_parents, hops and transfers.
 void plan_tree(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& hops,
                const CollectiveOptions& options, CollectivePlan& plan);
 /// NCCL's tree latency term: base + 2((ppn-1)·intra + log2(nodes)·inter) (nccl.md §d.5).
-Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes, const StepLatencies& lat);
+Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes,
+                     const StepLatencies& lat);
 
 }  // namespace rigsim::sim::detail

@@ -13,7 +13,8 @@ namespace {
 using topology::DeviceId;
 using topology::PathClass;
 
-void append_directed(const topology::Topology& topo, const topology::Path& p, std::vector<DirectedLink>& out) {
+void append_directed(const topology::Topology& topo, const topology::Path& p,
+                     std::vector<DirectedLink>& out) {
   for (std::size_t i = 0; i < p.links.size(); ++i)
     out.push_back({p.links[i], topo.link(p.links[i]).up != p.devices[i]});
 }
@@ -36,7 +37,9 @@ void shm_route(const topology::Topology& topo, DeviceId src, DeviceId dst, Conne
 
 }  // namespace
 
-int node_of(const topology::Topology& topo, DeviceId d) { return topo.device(d).node; }
+int node_of(const topology::Topology& topo, DeviceId d) {
+  return topo.device(d).node;
+}
 
 std::string_view local_name(const topology::Topology& topo, DeviceId d) {
   // build_cluster names devices "n<k>/<id>".
@@ -48,8 +51,8 @@ std::string_view local_name(const topology::Topology& topo, DeviceId d) {
   return digits ? name.substr(slash + 1) : name;
 }
 
-ConnectionRoute route_connection(const topology::Topology& topo, DeviceId src, DeviceId dst, const topology::P2pPolicy& policy,
-                std::size_t rank_count) {
+ConnectionRoute route_connection(const topology::Topology& topo, DeviceId src, DeviceId dst,
+                                 const topology::P2pPolicy& policy, std::size_t rank_count) {
   ConnectionRoute r;
   r.hop.src = src;
   r.hop.dst = dst;
@@ -76,10 +79,12 @@ ConnectionRoute route_connection(const topology::Topology& topo, DeviceId src, D
 const Connection& ConnectionCache::get(DeviceId src, DeviceId dst) {
   if (auto it = by_pair_.find({src, dst}); it != by_pair_.end()) return it->second;
   const int distance = node_of(topo_, src) == node_of(topo_, dst) ? 0 : 1;
-  auto key = std::make_tuple(std::string(local_name(topo_, src)), std::string(local_name(topo_, dst)), distance);
+  auto key =
+      std::make_tuple(std::string(local_name(topo_, src)), std::string(local_name(topo_, dst)), distance);
   auto shape = by_shape_.find(key);
   if (shape == by_shape_.end())
-    shape = by_shape_.emplace(std::move(key), route_connection(topo_, src, dst, policy_, rank_count_).hop).first;
+    shape =
+        by_shape_.emplace(std::move(key), route_connection(topo_, src, dst, policy_, rank_count_).hop).first;
   Connection hop = shape->second;
   hop.src = src;
   hop.dst = dst;
@@ -93,9 +98,12 @@ Seconds step_latency(const calibration::CostModel& cost, const Connection& hop, 
 
 Seconds transport_setup(const calibration::CostModel& cost, const Connection& hop) {
   switch (hop.transport) {
-    case Transport::Shm: return cost.shm_latency;
-    case Transport::Net: return cost.net_latency;
-    default: return cost.p2p_latency;
+    case Transport::Shm:
+      return cost.shm_latency;
+    case Transport::Net:
+      return cost.net_latency;
+    default:
+      return cost.p2p_latency;
   }
 }
 
@@ -160,7 +168,9 @@ std::size_t bounded(double bytes, double limit, Bytes chunk, int max_pieces) {
   return static_cast<std::size_t>(std::max(1.0, std::floor(pieces)));
 }
 
-bool unknown(const StageEstimate& s) { return !(s.setup > 0) || !(s.rate > 0) || !std::isfinite(s.rate); }
+bool unknown(const StageEstimate& s) {
+  return !(s.setup > 0) || !(s.rate > 0) || !std::isfinite(s.rate);
+}
 
 }  // namespace
 
@@ -170,8 +180,10 @@ std::size_t ring_loops(double slice, const StageEstimate& stage, Bytes chunk, in
   return bounded(slice, limit, chunk, max_loops);
 }
 
-std::size_t pipeline_chunks(double bytes, double depth, const StageEstimate& stage, Bytes chunk, int max_chunks) {
-  const double limit = unknown(stage) ? INFINITY : std::round(std::sqrt(depth * bytes / (stage.setup * stage.rate)));
+std::size_t pipeline_chunks(double bytes, double depth, const StageEstimate& stage, Bytes chunk,
+                            int max_chunks) {
+  const double limit =
+      unknown(stage) ? INFINITY : std::round(std::sqrt(depth * bytes / (stage.setup * stage.rate)));
   return bounded(bytes, std::max(1.0, limit), chunk, max_chunks);
 }
 
@@ -189,12 +201,24 @@ std::size_t add_transfer(std::vector<Transfer>& out, const Connection& hop, Byte
   return out.size() - 1;
 }
 
+std::size_t add_delay(std::vector<Transfer>& out, DeviceId at, Seconds delay,
+                      std::vector<std::size_t> after) {
+  Transfer t;
+  t.src = t.dst = at;
+  t.latency = delay;
+  t.transport = Transport::P2p;
+  t.after = std::move(after);
+  t.tag = "step latency";
+  out.push_back(std::move(t));
+  return out.size() - 1;
+}
+
 }  // namespace rigsim::sim::detail
 
 namespace rigsim::sim {
 
 Connection describe_connection(const topology::Topology& topo, topology::DeviceId src, topology::DeviceId dst,
-                 const topology::P2pPolicy& policy, std::size_t rank_count) {
+                               const topology::P2pPolicy& policy, std::size_t rank_count) {
   return detail::route_connection(topo, src, dst, policy, rank_count).hop;
 }
 

@@ -78,7 +78,8 @@ std::vector<std::size_t> depths(const std::vector<long>& parent) {
 }
 
 std::string tag(const char* dir, int tree, std::size_t chunk) {
-  return std::string("all_reduce tree") + std::to_string(tree) + " " + dir + " chunk " + std::to_string(chunk);
+  return std::string("all_reduce tree") + std::to_string(tree) + " " + dir + " chunk " +
+         std::to_string(chunk);
 }
 
 /// Builder of one tree's step-level transfers.
@@ -116,8 +117,8 @@ struct TreeSteps {
     }
   }
 
-  std::size_t add(std::size_t from, std::size_t to, std::size_t chunk, bool leaf, std::vector<std::size_t> after,
-                  const char* dir) {
+  std::size_t add(std::size_t from, std::size_t to, std::size_t chunk, bool leaf,
+                  std::vector<std::size_t> after, const char* dir) {
     const Connection& h = hops.get(plan.ranks[from], plan.ranks[to]);
     Seconds lat{};
     if (chunk == 0) lat = step_delay(cost, h, nvl) + (leaf ? cost.nccl_base_latency : Seconds{});
@@ -138,7 +139,8 @@ void collect_hops(ConnectionCache& cache, CollectivePlan& p) {
 
 }  // namespace
 
-Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes, const StepLatencies& lat) {
+Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes,
+                     const StepLatencies& lat) {
   const double ppn = static_cast<double>(ranks) / static_cast<double>(nodes);
   const double log2_nodes = std::floor(std::log2(static_cast<double>(nodes)));  // NCCL's log2i
   return {cost.nccl_base_latency.value + 2 * ((ppn - 1) * lat.intra.value + log2_nodes * lat.inter.value)};
@@ -157,8 +159,9 @@ void plan_tree(const topology::Topology& topo, const calibration::CostModel& cos
   for (const auto& parents : p.tree_parents)
     for (std::size_t d : depths(parents)) depth = std::max(depth, d);
   // A chunk climbs `depth` hops and comes back down: the pipeline is 2·depth stages deep.
-  const std::size_t chunks = pipeline_chunks(p.size.value / 2, static_cast<double>(2 * depth),
-                                             estimate_stage(cost, p.connections), o.chain_chunk, o.max_tree_chunks);
+  const std::size_t chunks =
+      pipeline_chunks(p.size.value / 2, static_cast<double>(2 * depth), estimate_stage(cost, p.connections),
+                      o.chain_chunk, o.max_tree_chunks);
   p.model = resolve_model(o, p.ranks.size(), 2 * chunks * 2 * (p.ranks.size() - 1));
   if (p.model == PlanModel::Steady) {
     p.chunk = {p.size.value / 2};
@@ -168,10 +171,12 @@ void plan_tree(const topology::Topology& topo, const calibration::CostModel& cos
         if (up < 0) continue;
         const DeviceId a = p.ranks[i], b = p.ranks[static_cast<std::size_t>(up)];
         for (const Connection* h : {&cache.get(a, b), &cache.get(b, a)})
-          add_transfer(p.transfers, *h, p.chunk, steady_delay(cost, p, *h), {}, tag(h->src == a ? "up" : "down", t, 0));
+          add_transfer(p.transfers, *h, p.chunk, steady_delay(cost, p, *h), {},
+                       tag(h->src == a ? "up" : "down", t, 0));
       }
     return;
   }
+  check_step_size(2 * chunks * 2 * (p.ranks.size() - 1), p);
   p.chunk = {p.size.value / 2 / static_cast<double>(chunks)};
   for (int t = 0; t < 2; ++t) {
     TreeSteps b{cost, cache, p, nvl, t, p.tree_parents[static_cast<std::size_t>(t)], {}, {}, {}};

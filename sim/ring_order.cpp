@@ -6,7 +6,8 @@
 //   3. total hop throughput, as a tie-break.
 // Candidates: greedy nearest neighbour by (path class, bandwidth), a depth-first search for an
 // all-NVLink ring, and the given order; each is improved by 2-opt moves, the best wins. All choices
-// break ties by position in the input, so the result is deterministic.
+// break ties by position in the input, so the result is deterministic. Further channels: rings packed
+// onto NVLink capacity at a per-channel speed (channel_rings); across servers: server_rings.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -19,9 +20,9 @@
 namespace rigsim::sim {
 namespace {
 
+using detail::DirectedLink;
 using topology::DeviceId;
 using topology::PathClass;
-using detail::DirectedLink;
 
 constexpr int kSearchBudget = 50000;  // DFS expansions per search; rings are small (one server)
 constexpr double kRelTol = 1e-9;
@@ -29,12 +30,13 @@ constexpr double kRelTol = 1e-9;
 /// Routes between every ordered pair of the GPUs of one server.
 class EdgeTable {
  public:
-  EdgeTable(const topology::Topology& topo, const std::vector<DeviceId>& gpus, const topology::P2pPolicy& policy,
-            std::size_t rank_count)
+  EdgeTable(const topology::Topology& topo, const std::vector<DeviceId>& gpus,
+            const topology::P2pPolicy& policy, std::size_t rank_count)
       : topo_(topo), n_(gpus.size()), routes_(n_ * n_) {
     for (std::size_t i = 0; i < n_; ++i)
       for (std::size_t j = 0; j < n_; ++j)
-        if (i != j) routes_[i * n_ + j] = detail::route_connection(topo, gpus[i], gpus[j], policy, rank_count);
+        if (i != j)
+          routes_[i * n_ + j] = detail::route_connection(topo, gpus[i], gpus[j], policy, rank_count);
   }
   const detail::ConnectionRoute& at(std::size_t i, std::size_t j) const { return routes_[i * n_ + j]; }
   std::size_t size() const { return n_; }
@@ -44,8 +46,9 @@ class EdgeTable {
     const auto& r = at(i, j);
     return r.hop.transport == Transport::P2p &&
            (r.hop.path == PathClass::NVL || r.hop.path == PathClass::NVB) && !r.links.empty() &&
-           std::all_of(r.links.begin(), r.links.end(),
-                       [&](const DirectedLink& l) { return topo_.link(l.link).kind == topology::LinkKind::NvLink; });
+           std::all_of(r.links.begin(), r.links.end(), [&](const DirectedLink& l) {
+             return topo_.link(l.link).kind == topology::LinkKind::NvLink;
+           });
   }
 
  private:
@@ -55,9 +58,9 @@ class EdgeTable {
 };
 
 struct Score {
-  double throughput = 0;                 // bytes/s of the slowest hop after sharing
-  std::array<int, 8> worst_first{};      // hop counts per class, NET first, LOC last (fewer is better)
-  double total = 0;                      // sum of hop rates after sharing
+  double throughput = 0;             // bytes/s of the slowest hop after sharing
+  std::array<int, 8> worst_first{};  // hop counts per class, NET first, LOC last (fewer is better)
+  double total = 0;                  // sum of hop rates after sharing
 };
 
 bool better(const Score& a, const Score& b) {
@@ -258,7 +261,7 @@ std::vector<Order> channel_rings(const EdgeTable& t, int max_channels) {
     for (int k = 1; k <= std::max(1, t.width(l)); ++k) speeds.insert(t.rate(l) / k);
   std::vector<Order> best{first};
   double best_total = score(t, first).throughput;
-  for (auto it = speeds.rbegin(); it != speeds.rend(); ++it) {
+  for (auto it = speeds.rbegin(); it != speeds.rend(); ++it) {  // fastest speed first
     auto rings = pack_rings(t, first, *it, max_channels);
     const double total = *it * static_cast<double>(rings.size());
     if (!rings.empty() && total > best_total * (1 + 1e-6)) {
@@ -269,10 +272,12 @@ std::vector<Order> channel_rings(const EdgeTable& t, int max_channels) {
   return best;
 }
 
-std::vector<std::vector<DeviceId>> to_devices(const std::vector<Order>& rings, const std::vector<DeviceId>& gpus) {
+std::vector<std::vector<DeviceId>> to_devices(const std::vector<Order>& rings,
+                                              const std::vector<DeviceId>& gpus) {
   std::vector<std::vector<DeviceId>> out;
   for (const auto& r : rings) {
     std::vector<DeviceId> d;
+    d.reserve(r.size());
     for (std::size_t i : r) d.push_back(gpus[i]);
     out.push_back(std::move(d));
   }
@@ -280,7 +285,8 @@ std::vector<std::vector<DeviceId>> to_devices(const std::vector<Order>& rings, c
 }
 
 /// The GPUs of each server, servers in order of first appearance.
-std::vector<std::vector<DeviceId>> by_node(const topology::Topology& topo, const std::vector<DeviceId>& gpus) {
+std::vector<std::vector<DeviceId>> by_node(const topology::Topology& topo,
+                                           const std::vector<DeviceId>& gpus) {
   std::vector<int> nodes;
   std::vector<std::vector<DeviceId>> groups;
   for (DeviceId g : gpus) {
@@ -297,7 +303,8 @@ std::vector<std::vector<DeviceId>> by_node(const topology::Topology& topo, const
 }
 
 /// Maps a server's rings onto another server with the same local GPU names; empty if they differ.
-std::vector<std::vector<DeviceId>> same_shape(const topology::Topology& topo, const std::vector<DeviceId>& model,
+std::vector<std::vector<DeviceId>> same_shape(const topology::Topology& topo,
+                                              const std::vector<DeviceId>& model,
                                               const std::vector<DeviceId>& group,
                                               const std::vector<std::vector<DeviceId>>& rings) {
   if (model.size() != group.size()) return {};
@@ -322,8 +329,8 @@ std::vector<DeviceId> nics_of(const topology::Topology& topo, DeviceId gpu) {
 
 /// For each of the first `count` NICs, the closest GPU (fewest PCIe links) not taken by an earlier NIC;
 /// then the remaining GPUs in order, up to `channels` entries.
-Order entry_points(const topology::Topology& topo, const std::vector<DeviceId>& g, const std::vector<DeviceId>& nics,
-                   std::size_t channels) {
+Order entry_points(const topology::Topology& topo, const std::vector<DeviceId>& g,
+                   const std::vector<DeviceId>& nics, std::size_t channels) {
   Order starts;
   std::vector<bool> taken(g.size(), false);
   for (std::size_t k = 0; k < channels; ++k) {
@@ -345,15 +352,16 @@ Order entry_points(const topology::Topology& topo, const std::vector<DeviceId>& 
 /// Rings inside one server of a cluster, one per channel. NCCL gives every NIC its own channels and
 /// enters a server at a GPU close to the channel's NIC; the ring's hop into that GPU is the one the
 /// network replaces. (build_cluster refuses servers without a NIC.)
-std::vector<std::vector<DeviceId>> server_rings(const topology::Topology& topo, const std::vector<DeviceId>& g,
+std::vector<std::vector<DeviceId>> server_rings(const topology::Topology& topo,
+                                                const std::vector<DeviceId>& g,
                                                 const topology::P2pPolicy& policy, std::size_t rank_count,
                                                 int max_channels) {
   if (g.size() <= 2) return {g};
   const EdgeTable t(topo, g, policy, rank_count);
   std::vector<Order> rings = channel_rings(t, max_channels);
   const auto nics = nics_of(topo, g.front());
-  const std::size_t channels = std::min({std::max(rings.size(), nics.size()),
-                                         static_cast<std::size_t>(std::max(1, max_channels)), g.size()});
+  const std::size_t channels = std::min(
+      {std::max(rings.size(), nics.size()), static_cast<std::size_t>(std::max(1, max_channels)), g.size()});
   const Order starts = entry_points(topo, g, nics, channels);
   std::vector<Order> out;
   for (std::size_t c = 0; c < channels; ++c) {
@@ -366,11 +374,13 @@ std::vector<std::vector<DeviceId>> server_rings(const topology::Topology& topo, 
 
 }  // namespace
 
-std::vector<std::vector<DeviceId>> ring_channels(const topology::Topology& topo, const std::vector<DeviceId>& gpus,
+std::vector<std::vector<DeviceId>> ring_channels(const topology::Topology& topo,
+                                                 const std::vector<DeviceId>& gpus,
                                                  const topology::P2pPolicy& policy, int max_channels) {
   if (gpus.size() <= 2) return {gpus};
   const auto groups = by_node(topo, gpus);
-  if (groups.size() == 1) return to_devices(channel_rings(EdgeTable(topo, gpus, policy, gpus.size()), max_channels), gpus);
+  if (groups.size() == 1)
+    return to_devices(channel_rings(EdgeTable(topo, gpus, policy, gpus.size()), max_channels), gpus);
   // Several servers: rings inside the first, reused on identical servers, chained server after server
   // (NCCL's inter-node rings enter and leave each server once per channel).
   std::vector<std::vector<std::vector<DeviceId>>> per_node;

@@ -11,7 +11,8 @@ jobs=${RIGSIM_JOBS:-1}
 mkdir -p "$build"
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/bench-configure.log" 2>&1 ||
   { cat "$build/bench-configure.log"; exit 1; }
-if ! make -C "$build" help | grep -q "rigsim-bench"; then
+targets=$(make -C "$build" help)
+if [[ "$targets" != *rigsim-bench* ]]; then
   echo "bench: Google Benchmark not found (apt-get install libbenchmark-dev), rigsim-bench not configured" >&2
   exit 1
 fi

@@ -469,9 +469,12 @@ void Builder::add_inter_socket() {
              " GB/s per direction on the wire; effective rate for GPU traffic per NCCL's CPU model";
     add_link(l);
   }
-  if (spec_.cpus.size() > 1) {
+  std::map<int, int> cpus_per_node;
+  for (const auto& d : impl_->devices)
+    if (d.kind == DeviceKind::Cpu) ++cpus_per_node[d.node];
+  {
     for (const auto& cpu : impl_->devices) {
-      if (cpu.kind != DeviceKind::Cpu) continue;
+      if (cpu.kind != DeviceKind::Cpu || cpus_per_node[cpu.node] < 2) continue;  // a one-socket server
       bool linked = false;
       for (const auto& l : impl_->links)
         if (l.kind == LinkKind::InterSocket && (l.up == cpu.id || l.down == cpu.id)) linked = true;

@@ -1,6 +1,8 @@
 // Collectives run in SimGrid against closed forms (within 1-2 %), step vs steady-state agreement,
 // monotonicity across the catalog layouts and sanity bands on real rigs. Every closed form is
 // stated in the failure message.
+#include "sim/bench.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <sstream>
 
 #include "calibration/cost_model.hpp"
-#include "sim/bench.hpp"
 #include "tests/sim/collective_layouts.hpp"
 #include "topology/layout_json.hpp"
 
@@ -25,8 +26,8 @@ struct Outcome {
   double busbw = 0;  // GB/s
 };
 
-Outcome run(const Platform& p, CollectiveOp op, double size, PlanModel model, std::vector<topology::DeviceId> gpus = {},
-            CollectiveOptions o = {}) {
+Outcome run(const Platform& p, CollectiveOp op, double size, PlanModel model,
+            std::vector<topology::DeviceId> gpus = {}, CollectiveOptions o = {}) {
   if (gpus.empty()) gpus = p.topology().gpus();
   o.model = model;
   Outcome out;
@@ -58,8 +59,8 @@ TEST(BenchClosedForm, UniformRingAllReduceTimeAndBusbw) {
       const double n = static_cast<double>(o.plan.ranks.size()), B = hop_route(p, o).bottleneck.value;
       const double lat = cost.nccl_base_latency.value + 2 * (n - 1) * cost.nccl_step_latency_pcie.value;
       const double nvl = cost.nccl_base_latency.value + 2 * (n - 1) * cost.nccl_step_latency_nvlink.value;
-      const double expected = (o.plan.connections[0].path == topology::PathClass::NVL ? nvl : lat) +
-                              2 * (n - 1) / n * S / B;
+      const double expected =
+          (o.plan.connections[0].path == topology::PathClass::NVL ? nvl : lat) + 2 * (n - 1) / n * S / B;
       EXPECT_NEAR(o.seconds, expected, 0.01 * expected)
           << p.topology().name() << ", " << to_string(model) << ": "
           << closed("base + 2(n-1)·step + 2(n-1)/n·S/B", expected, o.seconds);
@@ -111,13 +112,14 @@ TEST(BenchClosedForm, AllGatherBusbwApproachesTheLinkRate) {
 }
 
 /// Step-level and steady-state plans of the same collective, on large sizes.
-void expect_models_agree(const Platform& p, CollectiveOp op, CollectiveOptions o = {}, double tolerance = 0.03) {
+void expect_models_agree(const Platform& p, CollectiveOp op, CollectiveOptions o = {},
+                         double tolerance = 0.03) {
   const double S = kGiB;
   const Outcome step = run(p, op, S, PlanModel::Step, {}, o);
   const Outcome steady = run(p, op, S, PlanModel::Steady, {}, o);
   EXPECT_NEAR(step.seconds, steady.seconds, tolerance * steady.seconds)
-      << p.topology().name() << " " << to_string(op) << " (" << to_string(step.plan.algorithm)
-      << "): step " << step.seconds << " s vs steady " << steady.seconds << " s";
+      << p.topology().name() << " " << to_string(op) << " (" << to_string(step.plan.algorithm) << "): step "
+      << step.seconds << " s vs steady " << steady.seconds << " s";
 }
 
 /// A chain (broadcast) cut into M chunks pays a fill of (n-2) chunk times and a setup r per chunk;
@@ -132,13 +134,15 @@ void expect_chain_models_agree(const Platform& p) {
   const double overhead = 2 * std::sqrt((n - 2) * r.latency.value * r.bottleneck.value / Sc);
   EXPECT_GE(step.seconds, steady.seconds * 0.99) << p.topology().name();
   EXPECT_LE(step.seconds, steady.seconds * (1 + overhead + 0.01))
-      << p.topology().name() << ": expected steady x (1 + 2·sqrt((n-2)·r·B/Sc)) = "
-      << steady.seconds * (1 + overhead) << " s, got " << step.seconds << " s";
+      << p.topology().name()
+      << ": expected steady x (1 + 2·sqrt((n-2)·r·B/Sc)) = " << steady.seconds * (1 + overhead) << " s, got "
+      << step.seconds << " s";
 }
 
 TEST(BenchModels, StepAndSteadyAgreeOnLargeCollectives) {
   const auto cost = calibration::default_cost_model();
-  for (const char* layout : {topology::testing::kDualRootPlx, testing::kDgx1Like, testing::kFourUnderOneSwitch}) {
+  for (const char* layout :
+       {topology::testing::kDualRootPlx, testing::kDgx1Like, testing::kFourUnderOneSwitch}) {
     const Platform p(layout_from_text(layout), cost);
     for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter})
       expect_models_agree(p, op);
@@ -178,13 +182,16 @@ TEST(BenchSweep, RowsFollowNcclTestsSizesAndRisingBusbw) {
 
 // ---- catalog layouts (scenarios/layouts/) ------------------------------------------------------
 
-std::filesystem::path catalog() { return std::filesystem::path(RIGSIM_SOURCE_DIR) / "scenarios" / "layouts"; }
+std::filesystem::path catalog() {
+  return std::filesystem::path(RIGSIM_SOURCE_DIR) / "scenarios" / "layouts";
+}
 
 /// The catalog layout whose file name contains every word, or "" (the test is then skipped).
 std::string find_layout(std::initializer_list<const char*> words) {
   if (!std::filesystem::exists(catalog())) return "";
   std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(catalog())) names.push_back(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(catalog()))
+    names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   for (const auto& n : names) {
     bool all = n.size() > 5 && n.substr(n.size() - 5) == ".json";
@@ -194,8 +201,8 @@ std::string find_layout(std::initializer_list<const char*> words) {
   return "";
 }
 
-double busbw_1gib(const std::string& file, CollectiveOptions o = {}, calibration::CostModel cost =
-                                                                           calibration::default_cost_model()) {
+double busbw_1gib(const std::string& file, const CollectiveOptions& o = {},
+                  const calibration::CostModel& cost = calibration::default_cost_model()) {
   const Platform p(topology::load_layout(file), cost);
   return run(p, CollectiveOp::AllReduce, kGiB, PlanModel::Auto, {}, o).busbw;
 }

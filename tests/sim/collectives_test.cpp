@@ -1,12 +1,13 @@
 // Collective plans and ring order, without SimGrid: step counts, bytes per step, balance of what
 // each GPU sends and receives, well-formed dependencies, and rings that follow the topology.
+#include "sim/collectives.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
 
 #include "common/input.hpp"
-#include "sim/collectives.hpp"
 #include "tests/sim/collective_layouts.hpp"
 
 namespace rigsim::sim {
@@ -25,29 +26,45 @@ std::vector<DeviceId> first_gpus(const topology::Topology& t, std::size_t n) {
   return g;
 }
 
-CollectivePlan plan(const topology::Topology& t, CollectiveOp op, std::size_t n, PlanModel model, double size = kS) {
+CollectivePlan plan(const topology::Topology& t, CollectiveOp op, std::size_t n, PlanModel model,
+                    double size = kS) {
   CollectiveOptions o;
   o.model = model;
   return plan_collective(t, kCost, op, first_gpus(t, n), Bytes{size}, o);
 }
 
+/// A zero-byte transfer of a GPU to itself: a step latency, not data.
+bool is_delay(const Transfer& t) {
+  return t.src == t.dst && t.bytes.value == 0;
+}
+
+/// Indices of the transfers that move data.
+std::vector<std::size_t> flows(const CollectivePlan& p) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < p.transfers.size(); ++i)
+    if (!is_delay(p.transfers[i])) out.push_back(i);
+  return out;
+}
+
 void expect_well_formed(const CollectivePlan& p) {
   for (std::size_t i = 0; i < p.transfers.size(); ++i) {
     const Transfer& t = p.transfers[i];
-    EXPECT_NE(t.src, t.dst) << "transfer " << i;
-    EXPECT_GT(t.bytes.value, 0) << "transfer " << i;
+    if (!is_delay(t)) {
+      EXPECT_NE(t.src, t.dst) << "transfer " << i;
+      EXPECT_GT(t.bytes.value, 0) << "transfer " << i;
+    }
     for (std::size_t a : t.after) EXPECT_LT(a, i) << "transfer " << i << " depends on a later one";
   }
 }
 
 std::map<DeviceId, double> sent(const CollectivePlan& p) {
   std::map<DeviceId, double> m;
-  for (const auto& t : p.transfers) m[t.src] += t.bytes.value;
+  for (std::size_t i : flows(p)) m[p.transfers[i].src] += p.transfers[i].bytes.value;
   return m;
 }
 std::map<DeviceId, double> received(const CollectivePlan& p) {
   std::map<DeviceId, double> m;
-  for (const auto& t : p.transfers) m[t.dst] += t.bytes.value;
+  for (std::size_t i : flows(p)) m[p.transfers[i].dst] += p.transfers[i].bytes.value;
   return m;
 }
 
@@ -63,28 +80,41 @@ TEST_F(FourUnderOneSwitch, AllReduceStepPlanHasTwoNMinusOneStepsOfSOverN) {
   ASSERT_EQ(p.channels, 1);
   const std::size_t n = 4, steps = 2 * (n - 1);
   // Each step moves a slice S/n per rank, cut into L pipelined loops (1 <= L <= max_ring_loops).
-  ASSERT_EQ(p.transfers.size() % (steps * n), 0u);
-  const std::size_t loops = p.transfers.size() / (steps * n);
+  const std::size_t moved = flows(p).size();
+  ASSERT_EQ(moved % (steps * n), 0u);
+  const std::size_t loops = moved / (steps * n);
   EXPECT_GE(loops, 1u);
   EXPECT_LE(loops, 8u);
-  EXPECT_NEAR(p.chunk.value * loops, kS / n, 1e-6) << "bytes per step per rank = S/n, split in " << loops << " loops";
+  EXPECT_NEAR(p.chunk.value * loops, kS / n, 1e-6)
+      << "bytes per step per rank = S/n, split in " << loops << " loops";
   std::set<std::string> step_tags;
-  for (const auto& tr : p.transfers) step_tags.insert(tr.tag);
+  for (std::size_t i : flows(p)) step_tags.insert(p.transfers[i].tag);
   EXPECT_EQ(step_tags.size(), steps) << "expected 2(n-1) = " << steps << " distinct steps";
-  for (auto [gpu, bytes] : sent(p)) EXPECT_NEAR(bytes, 2.0 * (n - 1) / n * kS, 1e-6 * kS) << "2(n-1)/n·S sent by each GPU";
+  for (auto [gpu, bytes] : sent(p))
+    EXPECT_NEAR(bytes, 2.0 * (n - 1) / n * kS, 1e-6 * kS) << "2(n-1)/n·S sent by each GPU";
   for (auto [gpu, bytes] : received(p)) EXPECT_NEAR(bytes, 2.0 * (n - 1) / n * kS, 1e-6 * kS);
 }
 
-TEST_F(FourUnderOneSwitch, FirstStepWaitsForNothingAndCarriesTheLatency) {
+TEST_F(FourUnderOneSwitch, StepsWaitForTheirDataAndCarryTheStepLatency) {
   const CollectivePlan p = plan(t, CollectiveOp::AllReduce, 4, PlanModel::Step);
+  const auto f = flows(p);
+  // Step 0 of hop r: a delay of base + NCCL's step latency, less the P2P setup the platform charges
+  // every flow itself, then the flow.
   for (std::size_t r = 0; r < 4; ++r) {
-    EXPECT_TRUE(p.transfers[r].after.empty());
-    // NCCL's per-step latency less the P2P setup the platform charges every transfer itself.
-    EXPECT_DOUBLE_EQ(p.transfers[r].latency.value,
-                     (kCost.nccl_base_latency + kCost.nccl_step_latency_pcie).value - kCost.p2p_latency.value);
+    const Transfer& flow = p.transfers[f[r]];
+    ASSERT_EQ(flow.after.size(), 1u);
+    const Transfer& delay = p.transfers[flow.after[0]];
+    EXPECT_TRUE(is_delay(delay));
+    EXPECT_TRUE(delay.after.empty());
+    EXPECT_DOUBLE_EQ(delay.latency.value, (kCost.nccl_base_latency + kCost.nccl_step_latency_pcie).value -
+                                              kCost.p2p_latency.value);
   }
-  // Step 1 of hop r waits for step 0 of hop r-1 (the data it forwards) and of hop r (send order).
-  EXPECT_EQ(p.transfers[4 + 1].after, (std::vector<std::size_t>{0, 1}));
+  // Step 1 of hop 1: its delay waits for step 0 of hop 0 (the data it forwards); its flow waits for the
+  // delay and for step 0 of hop 1 (one flow at a time per connection).
+  const Transfer& step1 = p.transfers[f[4 + 1]];
+  ASSERT_EQ(step1.after.size(), 2u);
+  EXPECT_EQ(p.transfers[step1.after[0]].after, (std::vector<std::size_t>{f[0]}));
+  EXPECT_EQ(step1.after[1], f[1]);
   EXPECT_DOUBLE_EQ(p.latency.value, (kCost.nccl_base_latency.value + 6 * kCost.nccl_step_latency_pcie.value));
 }
 
@@ -105,9 +135,10 @@ TEST_F(FourUnderOneSwitch, AllGatherAndReduceScatterHaveNMinusOneSteps) {
     const CollectivePlan p = plan(t, op, 4, PlanModel::Step);
     expect_well_formed(p);
     std::set<std::string> tags;
-    for (const auto& tr : p.transfers) tags.insert(tr.tag);
-    EXPECT_EQ(tags.size(), 3u) << to_string(op);
-    for (auto [gpu, bytes] : sent(p)) EXPECT_NEAR(bytes, 3.0 / 4 * kS, 1e-6 * kS) << "(n-1)/n·S, " << to_string(op);
+    for (std::size_t i : flows(p)) tags.insert(p.transfers[i].tag);
+    EXPECT_EQ(tags.size(), 3u) << "n-1 steps, " << to_string(op);
+    for (auto [gpu, bytes] : sent(p))
+      EXPECT_NEAR(bytes, 3.0 / 4 * kS, 1e-6 * kS) << "(n-1)/n·S, " << to_string(op);
   }
 }
 

@@ -1,10 +1,11 @@
 // nccl-tests arithmetic and output: sizes as its parser reads them, the size/count columns, busbw
 // factors, getFloatStr-style numbers, and rows and headers that line up with real nccl-tests logs
 // (../shared/data/nccl-tests/).
+#include "sim/nccl_tests.hpp"
+
 #include <gtest/gtest.h>
 
 #include "common/input.hpp"
-#include "sim/nccl_tests.hpp"
 
 namespace rigsim::sim::nccl_tests {
 namespace {
@@ -104,7 +105,8 @@ TEST(NcclTestsFormat, RowAndHeaderLineUpWithARealLog) {
   EXPECT_EQ(h.substr(0, 2), "#\n");
   EXPECT_NE(h.find("#       size         count      type   redop    root     time   algbw   busbw  #wrong"),
             std::string::npos);
-  EXPECT_NE(h.find("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)"), std::string::npos);
+  EXPECT_NE(h.find("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)"),
+            std::string::npos);
   EXPECT_NE(h.find("out-of-place                       in-place"), std::string::npos);
 }
 

@@ -193,6 +193,16 @@ TEST(Cluster, NodesAreJoinedThroughTheirNics) {
   EXPECT_EQ(t.path(t.find("n1/g0"), t.find("n1/g1")).smi, "PIX");
 }
 
+TEST(Cluster, SingleSocketServersFormAClusterToo) {
+  const LayoutSpec spec = parse_layout(parse_json_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16}],
+    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"}],
+    "nics": [{"id": "nic0", "model": "connectx-6-200g", "parent": "rc1"}]})", "t.json"), "t.json");
+  const Topology t = build_cluster(spec, 3);
+  EXPECT_EQ(t.gpus().size(), 3u);
+  EXPECT_EQ(t.path(t.find("n0/g0"), t.find("n2/g0")).nccl, PathClass::NET);
+}
+
 TEST(Cluster, LayoutWithoutNicCannotFormACluster) {
   const LayoutSpec spec = parse_layout(parse_json_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
     "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 20}],
