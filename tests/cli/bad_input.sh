@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# End-to-end bad input: every case must fail with a clear message and a non-zero exit, never crash
+# (exit codes >= 128 are signals), hang (each run is bounded by timeout) or leave an output file.
+# Usage: bad_input.sh RIGSIM_BINARY SOURCE_DIR
+set -u
+rigsim=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+layout="$src/scenarios/layouts/consumer-2x4090.json"
+
+expect_error() {  # expect_error "phrase" args...
+  local phrase=$1
+  shift
+  local out rc
+  out=$(timeout 60 "$rigsim" "$@" 2>&1)
+  rc=$?
+  if [ $rc -eq 0 ] || [ $rc -ge 124 ]; then
+    echo "FAIL: rigsim $* exited $rc (want a clean non-zero exit)"; echo "$out" | head -5; failed=$((failed + 1)); return
+  fi
+  if ! grep -qF -- "$phrase" <<<"$out"; then
+    echo "FAIL: rigsim $* did not say \"$phrase\":"; echo "$out" | head -5; failed=$((failed + 1)); return
+  fi
+  passed=$((passed + 1))
+}
+
+printf '{"name": "x",\n  "cpus": [}\n' >"$tmp/syntax.json"
+printf '{"name": "x", "cpus": [{"id": "c", "model": "ryzen-5000"}], "host_bridges": [{"id": "r", "cpu": "c", "lanes": 16}], "gpus": [{"id": "g", "model": "rtx-3090", "parent": "r", "lnk": {}}]}' >"$tmp/unknown_key.json"
+printf '{"name": "x", "cpus": [{"id": "c", "model": "ryzen-5000"}], "host_bridges": [{"id": "r", "cpu": "c", "lanes": 16}], "gpus": [{"id": "g", "model": "rtx-3090"}]}' >"$tmp/nothing.json"
+printf '<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0" class="0x030000"' >"$tmp/broken.xml"
+
+expect_error "line 2, column 12" topo "$tmp/syntax.json"
+expect_error "/gpus/0/lnk" topo "$tmp/unknown_key.json"
+expect_error "attached to nothing" topo "$tmp/nothing.json"
+expect_error "line" topo "$tmp/broken.xml"
+expect_error "unknown collective" bench "$layout" --op allreduce
+expect_error "out of range" bench "$layout" --op all_reduce --gpus 0,7
+expect_error "2^40" bench "$layout" --op all_reduce -e 4096G
+expect_error "size" bench "$layout" --op all_reduce -b lots
+expect_error "ngpus" bench "$layout" --op all_reduce -g 0
+expect_error "nothing.json" bench "$tmp/nothing.json" --op all_reduce
+expect_error "attached to nothing" p2p "$tmp/nothing.json"
+expect_error "unknown key" p2p "$layout" --cost-model "$tmp/unknown_key.json"
+
+# A failing command leaves no output file behind.
+timeout 60 "$rigsim" topo "$tmp/nothing.json" -o "$tmp/out.json" >/dev/null 2>&1
+if [ -e "$tmp/out.json" ] || [ -e "$tmp/out.json.tmp" ]; then
+  echo "FAIL: a failed run left an output file"; failed=$((failed + 1))
+else
+  passed=$((passed + 1))
+fi
+
+echo "bad input: $passed passed, $failed failed"
+[ $failed -eq 0 ]
