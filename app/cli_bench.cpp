@@ -16,7 +16,7 @@ namespace {
 
 struct BenchCli {
   std::string layout, op = "all_reduce", min = "8", max = "128M", step, gpus, p2p_level, model = "auto",
-                      algo = "auto", cost_model, output;
+                      algo = "auto", proto = "auto", cost_model, output;
   std::uint64_t factor = 2;
   std::size_t root = 0;
   std::optional<std::size_t> per_node;
@@ -87,6 +87,7 @@ sim::BenchOptions bench_options(const BenchCli& o, const topology::Topology& top
   b.collective.model = *sim::parse_plan_model(o.model);
   if (o.algo != "auto")
     b.collective.algorithm = o.algo == "ring" ? sim::Algorithm::Ring : sim::Algorithm::Tree;
+  if (o.proto != "auto") b.collective.protocol = sim::parse_protocol(o.proto);
   b.collective.root = o.root;
   b.collective.p2p.disable = o.p2p_disable;
   if (!o.p2p_level.empty()) b.collective.p2p.level = topology::parse_path_class(o.p2p_level);
@@ -137,6 +138,9 @@ void add_bench(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "step", "steady"}));
   cmd->add_option("--algo", opt->algo, "all_reduce algorithm, like NCCL_ALGO: auto, ring, tree")
       ->check(CLI::IsMember({"auto", "ring", "tree"}));
+  cmd->add_option("--proto", opt->proto,
+                  "ring/chain protocol, like NCCL_PROTO: auto (NCCL's tuning model), LL, LL128, Simple")
+      ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));
   cmd->add_option("--cost-model", opt->cost_model,
                   "Calibration profile JSON overriding the built-in cost model")
       ->check(CLI::ExistingFile);

@@ -48,6 +48,14 @@ constexpr DurationKey kDurations[] = {
     {"nccl_step_latency_nvlink", &CostModel::nccl_step_latency_nvlink},
     {"nccl_step_latency_pcie", &CostModel::nccl_step_latency_pcie},
     {"nccl_step_latency_net", &CostModel::nccl_step_latency_net},
+    {"nccl_ll_base_latency", &CostModel::nccl_ll_base_latency},
+    {"nccl_ll_step_latency_nvlink", &CostModel::nccl_ll_step_latency_nvlink},
+    {"nccl_ll_step_latency_pcie", &CostModel::nccl_ll_step_latency_pcie},
+    {"nccl_ll_step_latency_net", &CostModel::nccl_ll_step_latency_net},
+    {"nccl_ll128_base_latency", &CostModel::nccl_ll128_base_latency},
+    {"nccl_ll128_step_latency_nvlink", &CostModel::nccl_ll128_step_latency_nvlink},
+    {"nccl_ll128_step_latency_pcie", &CostModel::nccl_ll128_step_latency_pcie},
+    {"nccl_ll128_step_latency_net", &CostModel::nccl_ll128_step_latency_net},
 };
 
 void set_bandwidth_defaults(CostModel& m) {
@@ -111,6 +119,16 @@ void set_nccl_defaults(CostModel& m) {
   m.nccl_step_latency_nvlink = microseconds(3.4);
   m.nccl_step_latency_pcie = microseconds(5.7);
   m.nccl_step_latency_net = microseconds(14.0);
+  // Same source, Ring row of the LL protocol: base 6.6 us; per step NVLINK .6, PCI 1.0, NET 2.7 us.
+  m.nccl_ll_base_latency = microseconds(6.6);
+  m.nccl_ll_step_latency_nvlink = microseconds(0.6);
+  m.nccl_ll_step_latency_pcie = microseconds(1.0);
+  m.nccl_ll_step_latency_net = microseconds(2.7);
+  // Same source, Ring row of the LL128 protocol: base 14.0 us; per step NVLINK 1.9, PCI 2.5, NET 4.0 us.
+  m.nccl_ll128_base_latency = microseconds(14.0);
+  m.nccl_ll128_step_latency_nvlink = microseconds(1.9);
+  m.nccl_ll128_step_latency_pcie = microseconds(2.5);
+  m.nccl_ll128_step_latency_net = microseconds(4.0);
 }
 
 double read_factor(ObjectReader& r, const char* key, double value) {

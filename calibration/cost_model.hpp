@@ -38,6 +38,16 @@ struct CostModel {
   Seconds nccl_step_latency_pcie;   // per ring step on PCIe / SHM
   Seconds nccl_step_latency_net;    // per ring step crossing the network
 
+  // --- the same for NCCL's LL and LL128 protocols (tuning.cc baseLat / hwLat, Ring row) ---
+  Seconds nccl_ll_base_latency;
+  Seconds nccl_ll_step_latency_nvlink;
+  Seconds nccl_ll_step_latency_pcie;
+  Seconds nccl_ll_step_latency_net;
+  Seconds nccl_ll128_base_latency;
+  Seconds nccl_ll128_step_latency_nvlink;
+  Seconds nccl_ll128_step_latency_pcie;
+  Seconds nccl_ll128_step_latency_net;
+
   std::string source;  // "built-in defaults" or the profile file
 };
 

@@ -59,13 +59,28 @@ std::string ring_line(const topology::Topology& topo, const Ring& r) {
   return out + "\n";
 }
 
+/// The protocol NCCL's tuning model picks per size: the ranges of sizes run with each protocol.
+std::string protocol_lines(const BenchResult& res) {
+  std::string out = "# Protocols (NCCL's tuning model: latency + size / bandwidth, fastest wins):";
+  for (std::size_t i = 0; i < res.rows.size();) {
+    std::size_t j = i;
+    while (j + 1 < res.rows.size() && res.rows[j + 1].protocol == res.rows[i].protocol) ++j;
+    out += (i ? ", " : " ") + std::string(to_string(res.rows[i].protocol)) + " " +
+           std::to_string(res.rows[i].row.size) + (j > i ? "-" + std::to_string(res.rows[j].row.size) : "") + " B";
+    i = j + 1;
+  }
+  return out + "\n";
+}
+
 std::string why(const Platform& platform, const BenchResult& res) {
   const auto& topo = platform.topology();
   const CollectivePlan& p = res.largest;
   std::string out =
       "#\n# Why (largest size, " + std::to_string(res.rows.empty() ? 0 : res.rows.back().row.size) +
-      " B): " + std::string(to_string(p.algorithm)) + ", " + std::to_string(p.channels) + " channel(s), " +
-      std::string(to_string(p.model)) + " model, latency term " + fixed(p.latency.us(), 1) + " us\n";
+      " B): " + std::string(to_string(p.algorithm)) + ", " + std::string(to_string(p.protocol)) + " protocol, " +
+      std::to_string(p.channels) + " channel(s), " + std::string(to_string(p.model)) + " model, latency term " +
+      fixed(p.latency.us(), 1) + " us\n";
+  out += protocol_lines(res);
   if (p.algorithm == Algorithm::Tree) {
     out +=
         "# Trees: two binary trees over the servers (the second mirrored or shifted), each carrying half\n"
@@ -113,7 +128,7 @@ BenchResult run_bench(const Platform& platform, const BenchOptions& o) {
     RunResult run;
     const Seconds t = simulate_plan(platform, plan, &run);
     res.rows.push_back({nccl_tests::make_row(o.op, res.gpus.size(), s, t, o.collective.root), plan.algorithm,
-                        plan.model, plan.transfers.size()});
+                        plan.model, plan.protocol, plan.transfers.size()});
     if (k + 1 == sizes.size()) {
       plan.transfers.clear();
       res.largest = std::move(plan);
@@ -187,7 +202,8 @@ nlohmann::json bench_json(const Platform& platform, const BenchOptions& o, const
                          {"algbw", r.row.algbw},
                          {"busbw", r.row.busbw},
                          {"algorithm", std::string(to_string(r.algorithm))},
-                         {"model", std::string(to_string(r.model))}});
+                         {"model", std::string(to_string(r.model))},
+                         {"protocol", std::string(to_string(r.protocol))}});
   j["avg_busbw"] = res.avg_busbw;
   j["bottleneck"] = nlohmann::json::array();
   for (const auto& u : res.bottleneck)

@@ -27,6 +27,7 @@ struct BenchRow {
   nccl_tests::Row row;
   Algorithm algorithm = Algorithm::Ring;
   PlanModel model = PlanModel::Step;
+  Protocol protocol = Protocol::Simple;
   std::size_t transfers = 0;
 };
 
@@ -56,7 +57,8 @@ std::vector<topology::DeviceId> select_gpus(const topology::Topology& topo,
 /// The nccl-tests output (preamble, table, footer) followed by a "why" section: algorithm, rings,
 /// connections with their transport, and the busiest links with their utilisation.
 std::string bench_text(const Platform& platform, const BenchOptions& options, const BenchResult& result);
-/// {"op", "layout", "gpus", "rows": [{"size", "count", "time_us", "algbw", "busbw", ...}], "avg_busbw",
+/// {"op", "layout", "gpus", "rows": [{"size", "count", "time_us", "algbw", "busbw", "algorithm", "model",
+///  "protocol"}], "avg_busbw",
 ///  "bottleneck": [{"link", "utilization"}], "connections": [...]}.
 nlohmann::json bench_json(const Platform& platform, const BenchOptions& options, const BenchResult& result);
 

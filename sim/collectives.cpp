@@ -25,6 +25,7 @@
 
 #include "common/input.hpp"
 #include "sim/collectives_detail.hpp"
+#include "sim/platform.hpp"
 
 namespace rigsim::sim {
 namespace {
@@ -77,12 +78,94 @@ std::pair<std::size_t, double> ring_work(CollectiveOp op, std::size_t n, Bytes s
 }
 
 /// NCCL's ring latency: base + (nsteps - nInter)·intra + nInter·inter (nccl.md §d.5).
-Seconds ring_latency(const calibration::CostModel& cost, CollectiveOp op, std::size_t n, std::size_t nodes,
+Seconds ring_latency(Seconds base, CollectiveOp op, std::size_t n, std::size_t nodes,
                      const detail::StepLatencies& lat) {
   const std::size_t steps = op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
   const std::size_t inter = op == CollectiveOp::AllReduce ? 2 * (nodes - 1) : nodes - 1;
-  return {cost.nccl_base_latency.value + static_cast<double>(steps - inter) * lat.intra.value +
+  return {base.value + static_cast<double>(steps - inter) * lat.intra.value +
           static_cast<double>(inter) * lat.inter.value};
+}
+Seconds ring_latency(const calibration::CostModel& cost, CollectiveOp op, std::size_t n, std::size_t nodes,
+                     const detail::StepLatencies& lat) {
+  return ring_latency(cost.nccl_base_latency, op, n, nodes, lat);
+}
+
+/// Chain (broadcast, reduce): base + (hops - inter)·intra + inter·inter, one inter hop per extra server.
+Seconds chain_latency(Seconds base, std::size_t n, std::size_t nodes, const detail::StepLatencies& lat) {
+  const std::size_t hops = n - 1;
+  return {base.value + static_cast<double>(hops - (nodes - 1)) * lat.intra.value +
+          static_cast<double>(nodes - 1) * lat.inter.value};
+}
+
+std::size_t proto_index(Protocol p) {
+  return static_cast<std::size_t>(p);
+}
+
+/// NCCL's per-architecture bandwidth caps (tuning.cc, nccl.md §d.5), GB/s: llMaxBws[arch][nodes 1 / 2 /
+/// more], perChMaxRingLL128Bws[arch] and the top per-channel search speed; arch rows Volta (and older), Ampere, Hopper, Blackwell.
+constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
+constexpr double kLl128PerChannelBw[4] = {20.0, 20.0, 36.7, 40.0};
+constexpr double kMaxChannelBw[4] = {40.0, 40.0, 60.0, 90.0};
+
+std::size_t arch_row(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+  int sm = 1000;
+  for (DeviceId r : ranks)
+    if (topo.device(r).gpu != nullptr) sm = std::min(sm, topo.device(r).gpu->sm);
+  return sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : 0;
+}
+
+/// LL128 is on by default only when the intra-server graph is NVLink (typeIntra <= NVB) and, across
+/// servers, every GPU reaches its NIC within a PCIe switch (typeInter <= PXB) (nccl.md §d.5).
+bool ll128_default(const topology::Topology& topo, const CollectivePlan& p, std::size_t nodes, bool nvl) {
+  if (!nvl) return false;
+  if (nodes < 2) return true;
+  for (DeviceId r : p.ranks) {
+    const auto nic = nearest_nic(topo, r);
+    if (!nic || topo.pcie_path(r, *nic).nccl > topology::PathClass::PXB) return false;
+  }
+  return true;
+}
+
+/// NCCL's protocol choice (tuning.cc, nccl.md §d.5) for a ring (`chain` false) or a chain. busBw is
+/// channels x the slowest hop's achievable rate; LL gets min(llMaxBw, busBw/2), LL128
+/// min(0.92·busBw, channels x perChMaxRingLL128Bw), Simple busBw; time = latency + S·K/n / bw (ring),
+/// latency + S / bw (chain). The simulation moves busBw/bw times the bytes (wire_factor), so a
+/// protocol's flows reach its bandwidth on the same links.
+ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration::CostModel& cost,
+                               const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes, bool nvl,
+                               bool chain) {
+  ProtocolChoice c;
+  const std::size_t n = p.ranks.size();
+  c.enabled[proto_index(Protocol::LL128)] = ll128_default(topo, p, nodes, nvl);
+  if (o.protocol) {
+    for (bool& e : c.enabled) e = false;
+    c.enabled[proto_index(*o.protocol)] = true;
+  }
+  const auto stage = detail::estimate_stage(cost, p.connections);
+  const double bus = p.channels * (std::isfinite(stage.rate) && stage.rate > 0 ? stage.rate : 1e9);
+  const std::size_t row = arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+  // NCCL's channel count: rigsim may carry a whole NVSwitch fabric on one ring channel, NCCL's search
+  // caps a channel at the top speed of its table (SM<90: 40, SM90: 60, SM100: 90 GB/s; nccl.md §d.4).
+  const double channels = std::max<double>(p.channels, std::ceil(bus / (kMaxChannelBw[row] * 1e9)));
+  const double bw[3] = {std::min(kLlMaxBw[row][col] * 1e9, 0.5 * bus),
+                        std::min(0.92 * bus, channels * kLl128PerChannelBw[row] * 1e9), bus};
+  const double share = chain ? 1.0
+                             : static_cast<double>(ring_work(p.op, n, p.size).first) / static_cast<double>(n);
+  double best = std::numeric_limits<double>::infinity();
+  for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    const std::size_t i = proto_index(proto);
+    const auto lat = detail::protocol_step_latencies(cost, proto, p.connections, nvl);
+    const Seconds base = detail::protocol_base(cost, proto);
+    c.latency[i] = chain ? chain_latency(base, n, nodes, lat) : ring_latency(base, p.op, n, nodes, lat);
+    c.bus_bw[i] = {bw[i]};
+    c.time[i] = {c.latency[i].value + p.size.value * share / bw[i]};
+    c.wire_factor[i] = bus / bw[i];
+    if (c.enabled[i] && c.time[i].value < best) {
+      best = c.time[i].value;
+      c.chosen = proto;
+    }
+  }
+  return c;
 }
 
 void build_rings(const topology::Topology& topo, detail::ConnectionCache& cache, const CollectiveOptions& o,
@@ -102,6 +185,12 @@ void build_rings(const topology::Topology& topo, detail::ConnectionCache& cache,
 
 std::string tag(const CollectivePlan& p, const char* what, std::size_t c, std::size_t k) {
   return std::string(to_string(p.op)) + " " + what + " ch" + std::to_string(c) + " step " + std::to_string(k);
+}
+
+/// Bytes one transfer of the plan puts on the wire: its data times the protocol's wire factor (LL:
+/// 8 flag bytes per 8 data bytes, i.e. at least 2).
+Bytes wire(const CollectivePlan& p) {
+  return {p.chunk.value * p.protocol_choice.wire_factor[proto_index(p.protocol)]};
 }
 
 /// Step model of the rings. NCCL's per-step latency of loop 0 sits on a zero-byte delay node (a GPU to
@@ -126,8 +215,8 @@ void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl,
           std::vector<std::size_t> after;
           if (k > 0) after.push_back(at(l, k - 1, (r + n - 1) % n));  // the data this step forwards
           if (l == 0) {
-            const Seconds delay =
-                detail::step_delay(cost, ring.hops[r], nvl) + (k == 0 ? cost.nccl_base_latency : Seconds{});
+            const Seconds delay = detail::protocol_delay(cost, p.protocol, ring.hops[r], nvl) +
+                                  (k == 0 ? detail::protocol_base(cost, p.protocol) : Seconds{});
             if (delay.value > 0)
               after = {detail::add_delay(p.transfers, ring.order[r], delay, std::move(after))};
           }
@@ -135,8 +224,8 @@ void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl,
             after.push_back(at(l, k - 1, r));  // the previous flow on this connection
           else if (l > 0)
             after.push_back(at(l - 1, steps - 1, r));
-          at(l, k, r) = detail::add_transfer(p.transfers, ring.hops[r], p.chunk, Seconds{}, std::move(after),
-                                             tag(p, "ring", c, k));
+          at(l, k, r) = detail::add_transfer(p.transfers, ring.hops[r], wire(p), Seconds{}, std::move(after),
+                                             tag(p, "ring", c, k), p.protocol != Protocol::Simple);
         }
   }
 }
@@ -146,19 +235,27 @@ void ring_steady(const calibration::CostModel& cost, CollectivePlan& p) {
   p.chunk = {static_cast<double>(steps) * slice / p.channels};
   for (std::size_t c = 0; c < p.rings.size(); ++c)
     for (const Connection& h : p.rings[c].hops)
-      detail::add_transfer(p.transfers, h, p.chunk, detail::steady_delay(cost, p, h), {},
-                           tag(p, "ring", c, 0));
+      detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(cost, p, h), {}, tag(p, "ring", c, 0),
+                           p.protocol != Protocol::Simple);
 }
 
 void plan_ring(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
                bool nvl, CollectivePlan& p) {
   const std::size_t n = p.ranks.size();
   const auto [steps, slice] = ring_work(p.op, n, p.size);
-  const std::size_t loops = detail::ring_loops(
-      slice / p.channels, detail::estimate_stage(cost, p.connections), o.ring_chunk, o.max_ring_loops);
+  const std::size_t nodes = node_count(topo, p.ranks);
+  p.protocol_choice = choose_protocol(topo, cost, o, p, nodes, nvl, false);
+  p.protocol = p.protocol_choice.chosen;
+  // LL / LL128 are chosen for small sizes only, where pipelining a step in loops changes nothing.
+  const std::size_t loops =
+      p.protocol != Protocol::Simple
+          ? 1
+          : detail::ring_loops(slice / p.channels, detail::estimate_stage(cost, p.connections), o.ring_chunk,
+                               o.max_ring_loops);
   p.model = detail::resolve_model(o, n, p.rings.size() * loops * steps * n);
-  p.latency = ring_latency(cost, p.op, n, node_count(topo, p.ranks),
-                           detail::step_latencies(cost, p.connections, nvl));
+  p.latency = p.protocol == Protocol::Simple
+                  ? ring_latency(cost, p.op, n, nodes, detail::step_latencies(cost, p.connections, nvl))
+                  : p.protocol_choice.latency[proto_index(p.protocol)];
   p.model == PlanModel::Step ? ring_steps(cost, loops, nvl, p) : ring_steady(cost, p);
 }
 
@@ -184,20 +281,25 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
                 const CollectiveOptions& o, bool nvl, CollectivePlan& p) {
   const std::size_t hops = p.ranks.size() - 1;
   const double per_channel = p.size.value / p.channels;
-  const std::size_t chunks =
-      detail::pipeline_chunks(per_channel, static_cast<double>(hops - 1),
-                              detail::estimate_stage(cost, p.connections), o.chain_chunk, o.max_chain_chunks);
-  p.model = detail::resolve_model(o, p.ranks.size(), p.rings.size() * chunks * hops);
   const std::size_t nodes = node_count(topo, p.ranks);
-  const auto lat = detail::step_latencies(cost, p.connections, nvl);
-  p.latency = {cost.nccl_base_latency.value + static_cast<double>(hops - (nodes - 1)) * lat.intra.value +
-               static_cast<double>(nodes - 1) * lat.inter.value};
+  p.protocol_choice = choose_protocol(topo, cost, o, p, nodes, nvl, true);
+  p.protocol = p.protocol_choice.chosen;
+  const bool simple = p.protocol == Protocol::Simple;
+  const std::size_t chunks =
+      !simple ? 1
+              : detail::pipeline_chunks(per_channel, static_cast<double>(hops - 1),
+                                        detail::estimate_stage(cost, p.connections), o.chain_chunk,
+                                        o.max_chain_chunks);
+  p.model = detail::resolve_model(o, p.ranks.size(), p.rings.size() * chunks * hops);
+  p.latency = simple ? chain_latency(cost.nccl_base_latency, p.ranks.size(), nodes,
+                                     detail::step_latencies(cost, p.connections, nvl))
+                     : p.protocol_choice.latency[proto_index(p.protocol)];
   if (p.model == PlanModel::Steady) {
     p.chunk = {per_channel};
     for (std::size_t c = 0; c < p.rings.size(); ++c)
       for (const Connection& h : p.rings[c].hops)
-        detail::add_transfer(p.transfers, h, p.chunk, detail::steady_delay(cost, p, h), {},
-                             tag(p, "chain", c, 0));
+        detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(cost, p, h), {},
+                             tag(p, "chain", c, 0), !simple);
     return;
   }
   p.chunk = {per_channel / static_cast<double>(chunks)};
@@ -211,10 +313,10 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
         if (j > 0) after.push_back(first + (j - 1) * hops + h);
         Seconds lat{};
         if (j == 0)
-          lat = detail::step_delay(cost, p.rings[c].hops[h], nvl) +
-                (h == 0 ? cost.nccl_base_latency : Seconds{});
-        detail::add_transfer(p.transfers, p.rings[c].hops[h], p.chunk, lat, std::move(after),
-                             tag(p, "chain", c, h));
+          lat = detail::protocol_delay(cost, p.protocol, p.rings[c].hops[h], nvl) +
+                (h == 0 ? detail::protocol_base(cost, p.protocol) : Seconds{});
+        detail::add_transfer(p.transfers, p.rings[c].hops[h], wire(p), lat, std::move(after),
+                             tag(p, "chain", c, h), !simple);
       }
   }
 }
@@ -259,8 +361,8 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
 
 /// NCCL's choice between ring and tree for all_reduce (tuning.cc time model, nccl.md §d.5), with the
 /// slowest hop's wire rate B as the bus bandwidth of both: ring 2(n-1)/n·S/B, tree S/(0.5·0.92·B).
-Algorithm choose_all_reduce(const calibration::CostModel& cost, const CollectivePlan& p, std::size_t nodes,
-                            bool nvl) {
+Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::CostModel& cost,
+                            const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes, bool nvl) {
   if (nodes < 2) return Algorithm::Ring;
   double bw = std::numeric_limits<double>::infinity();
   for (const Connection& h : p.connections) bw = std::min(bw, h.bottleneck.value);
@@ -270,11 +372,15 @@ Algorithm choose_all_reduce(const calibration::CostModel& cost, const Collective
       ring_latency(cost, p.op, p.ranks.size(), nodes, lat).value + 2 * (n - 1) / n * p.size.value / bw;
   const double tree =
       detail::tree_latency(cost, p.ranks.size(), nodes, lat).value + p.size.value / (0.5 * 0.92 * bw);
-  return tree < ring ? Algorithm::Tree : Algorithm::Ring;
+  // The ring may also run LL / LL128 (the tree runs Simple only in rigsim): NCCL compares every
+  // (algorithm, protocol) pair.
+  const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
+  const double ring_fast = rp.chosen == Protocol::Simple ? ring : rp.time[proto_index(rp.chosen)].value;
+  return tree < ring && tree < ring_fast ? Algorithm::Tree : Algorithm::Ring;
 }
 
-Algorithm pick_algorithm(const calibration::CostModel& cost, const CollectiveOptions& o,
-                         const CollectivePlan& p, std::size_t nodes, bool nvl) {
+Algorithm pick_algorithm(const topology::Topology& topo, const calibration::CostModel& cost,
+                         const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes, bool nvl) {
   if (p.op == CollectiveOp::AllToAll || p.op == CollectiveOp::SendRecv) {
     if (o.algorithm && *o.algorithm != Algorithm::Pairwise)
       fail(std::string(to_string(p.op)) + " uses pairwise send/recv, not " +
@@ -286,7 +392,7 @@ Algorithm pick_algorithm(const calibration::CostModel& cost, const CollectiveOpt
     fail("the tree algorithm is only for all_reduce (NCCL runs " + std::string(to_string(p.op)) +
          " on rings)");
   if (o.algorithm) return *o.algorithm;
-  return p.op == CollectiveOp::AllReduce ? choose_all_reduce(cost, p, nodes, nvl) : Algorithm::Ring;
+  return p.op == CollectiveOp::AllReduce ? choose_all_reduce(topo, cost, o, p, nodes, nvl) : Algorithm::Ring;
 }
 
 }  // namespace
@@ -333,6 +439,24 @@ std::optional<CollectiveOp> parse_collective(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view to_string(Protocol p) {
+  switch (p) {
+    case Protocol::LL:
+      return "LL";
+    case Protocol::LL128:
+      return "LL128";
+    case Protocol::Simple:
+      return "Simple";
+  }
+  return "?";
+}
+
+std::optional<Protocol> parse_protocol(std::string_view name) {
+  for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple})
+    if (to_string(p) == name) return p;
+  return std::nullopt;
+}
+
 std::optional<PlanModel> parse_plan_model(std::string_view name) {
   for (PlanModel m : {PlanModel::Auto, PlanModel::Step, PlanModel::Steady})
     if (to_string(m) == name) return m;
@@ -357,14 +481,14 @@ CollectivePlan plan_collective(const topology::Topology& topo, const calibration
   p.latency = cost.nccl_base_latency;
   detail::ConnectionCache cache(topo, options.p2p, ranks.size());
   if (op == CollectiveOp::AllToAll || op == CollectiveOp::SendRecv) {
-    p.algorithm = pick_algorithm(cost, options, p, 1, false);
+    p.algorithm = pick_algorithm(topo, cost, options, p, 1, false);
     if (ranks.size() > 1 && size.value > 0) plan_pairwise(topo, cost, cache, options, p);
     return p;
   }
   build_rings(topo, cache, options, p);
   const bool nvl = detail::intra_is_nvlink(topo, p.connections);
   const std::size_t nodes = node_count(topo, ranks);
-  p.algorithm = pick_algorithm(cost, options, p, nodes, nvl);
+  p.algorithm = pick_algorithm(topo, cost, options, p, nodes, nvl);
   p.model = detail::resolve_model(options, ranks.size(), 0);
   if (ranks.size() < 2 || size.value <= 0) return p;
   if (p.algorithm == Algorithm::Tree) {

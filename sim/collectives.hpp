@@ -28,6 +28,10 @@ namespace rigsim::sim {
 enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
 enum class Algorithm { Ring, Tree, Pairwise };
 enum class PlanModel { Auto, Step, Steady };
+/// NCCL's protocols (nccl.md §d.5): LL (8-byte flag per 8 bytes of data, lowest latency, half the
+/// bandwidth), LL128 (8 flag bytes per 128-byte line, NVLink machines only) and Simple (full bandwidth,
+/// highest latency).
+enum class Protocol { LL, LL128, Simple };
 
 /// "all_reduce", "all_gather", ... (nccl-tests binary names without "_perf").
 std::string_view to_string(CollectiveOp op);
@@ -35,6 +39,8 @@ std::string_view to_string(Algorithm a);
 std::string_view to_string(PlanModel m);
 std::optional<CollectiveOp> parse_collective(std::string_view name);
 std::optional<PlanModel> parse_plan_model(std::string_view name);
+std::string_view to_string(Protocol p);  // "LL", "LL128", "Simple" (NCCL_PROTO spelling)
+std::optional<Protocol> parse_protocol(std::string_view name);
 /// Every op name, in declaration order (for help texts and suggestions).
 std::vector<std::string> collective_names();
 
@@ -43,6 +49,10 @@ struct CollectiveOptions {
   /// all_reduce only: force Ring or Tree like NCCL_ALGO; nullopt: NCCL's tuning-model choice
   /// (tree is considered only when the ranks span several nodes).
   std::optional<Algorithm> algorithm;
+  /// Ring and chain collectives (all_reduce, all_gather, reduce_scatter, broadcast, reduce): force a
+  /// protocol like NCCL_PROTO; nullopt: NCCL's tuning-model choice (choose_protocol). Trees and
+  /// pairwise send/recv always use Simple.
+  std::optional<Protocol> protocol;
   topology::P2pPolicy p2p;  // NCCL_P2P_LEVEL / NCCL_P2P_DISABLE
   std::size_t root = 0;     // rank index of the root (broadcast, reduce), as nccl-tests' -r
   /// Most ring channels (distinct rings over disjoint NVLink directions); NCCL's MAXCHANNELS is 32.
@@ -83,10 +93,23 @@ struct Ring {
   std::vector<Connection> hops;
 };
 
+/// NCCL's protocol choice for a ring or chain (tuning.cc time model, nccl.md §d.5): per protocol
+/// time = latency + bytes / bandwidth, the fastest enabled one wins.
+struct ProtocolChoice {
+  Protocol chosen = Protocol::Simple;
+  bool enabled[3] = {true, false, true};  // indexed by Protocol; LL128 only on NVLink (typeIntra <= NVB)
+  Seconds latency[3];                     // NCCL's latency term per protocol
+  BytesPerSecond bus_bw[3];               // bus bandwidth per protocol (Simple: channels x hop rate)
+  Seconds time[3];                        // latency + size x (steps / ranks) / bus_bw
+  double wire_factor[3] = {1, 1, 1};      // bytes on the wire per byte of data in the simulation
+};
+
 struct CollectivePlan {
   CollectiveOp op = CollectiveOp::AllReduce;
   Algorithm algorithm = Algorithm::Ring;
   PlanModel model = PlanModel::Step;      // resolved: Step or Steady
+  Protocol protocol = Protocol::Simple;   // resolved
+  ProtocolChoice protocol_choice;         // the time model behind it (ring and chain plans)
   std::vector<topology::DeviceId> ranks;  // rank i is ranks[i]
   Bytes size;                             // nccl-tests "size" column (see nccl_tests.hpp)
   std::vector<Ring> rings;                // one per channel (Ring algorithm; chains for bcast/reduce)

@@ -64,6 +64,17 @@ Seconds effective_step(const calibration::CostModel& cost, const Connection& hop
 /// The delay a plan puts on a step's transfer: effective_step less the setup the platform adds.
 Seconds step_delay(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink);
 
+/// NCCL's base latency of the ring / chain algorithm under protocol `p` (nccl.md §d.5).
+Seconds protocol_base(const calibration::CostModel& cost, Protocol p);
+/// Per-step latency of a hop under protocol `p`: Simple is effective_step (the platform charges the
+/// transport's setup inside it); LL and LL128 steps run on established connections (Transfer::connected)
+/// so they are NCCL's per-step figure alone.
+Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop, bool intra_nvlink);
+/// The delay a plan puts on a step's transfer under protocol `p`: step_delay for Simple, protocol_step
+/// for LL / LL128 (no setup is added by the platform for connected transfers).
+Seconds protocol_delay(const calibration::CostModel& cost, Protocol p, const Connection& hop,
+                       bool intra_nvlink);
+
 /// The largest effective step latency inside servers and across them, over `hops` (NCCL's rows for
 /// a kind that does not occur).
 struct StepLatencies {
@@ -72,8 +83,12 @@ struct StepLatencies {
 };
 StepLatencies step_latencies(const calibration::CostModel& cost, const std::vector<Connection>& hops,
                              bool intra_nvlink);
+/// The same under protocol `p` (Simple: step_latencies).
+StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p,
+                                      const std::vector<Connection>& hops, bool intra_nvlink);
 
-/// The delay of a steady-state flow: the plan's whole latency term less the setup the platform adds.
+/// The delay of a steady-state flow: the plan's whole latency term less the setup the platform adds
+/// (nothing is taken off for LL / LL128 plans, whose flows are connected).
 Seconds steady_delay(const calibration::CostModel& cost, const CollectivePlan& plan, const Connection& hop);
 
 /// Whether every intra-server hop in `hops` is a direct NVLink (NVL) route.
@@ -105,7 +120,7 @@ void check_step_size(std::size_t transfers, const CollectivePlan& plan);
 
 /// Appends a transfer and returns its index.
 std::size_t add_transfer(std::vector<Transfer>& out, const Connection& hop, Bytes bytes, Seconds latency,
-                         std::vector<std::size_t> after, std::string tag);
+                         std::vector<std::size_t> after, std::string tag, bool connected = false);
 
 /// Appends a zero-byte transfer from `at` to itself: a pure delay of `delay` after `after` finish (the
 /// platform moves nothing and adds no setup for it). Returns its index.

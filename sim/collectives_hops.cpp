@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "sim/collectives_detail.hpp"
+#include "sim/platform.hpp"
 
 namespace rigsim::sim::detail {
 namespace {
@@ -57,7 +58,7 @@ ConnectionRoute route_connection(const topology::Topology& topo, DeviceId src, D
   r.hop.src = src;
   r.hop.dst = dst;
   if (node_of(topo, src) != node_of(topo, dst)) {
-    append_directed(topo, topo.pcie_path(src, dst), r.links);
+    for (const topology::Path& p : net_paths(topo, src, dst)) append_directed(topo, p, r.links);
     r.hop.transport = Transport::Net;
     r.hop.path = PathClass::NET;
     r.hop.reason = "different servers: NCCL's network transport";
@@ -116,7 +117,48 @@ Seconds step_delay(const calibration::CostModel& cost, const Connection& hop, bo
 }
 
 Seconds steady_delay(const calibration::CostModel& cost, const CollectivePlan& plan, const Connection& hop) {
+  if (plan.protocol != Protocol::Simple && plan.algorithm != Algorithm::Tree) return plan.latency;
   return {std::max(0.0, plan.latency.value - transport_setup(cost, hop).value)};
+}
+
+Seconds protocol_base(const calibration::CostModel& cost, Protocol p) {
+  switch (p) {
+    case Protocol::LL:
+      return cost.nccl_ll_base_latency;
+    case Protocol::LL128:
+      return cost.nccl_ll128_base_latency;
+    case Protocol::Simple:
+      break;
+  }
+  return cost.nccl_base_latency;
+}
+
+namespace {
+
+StepLatencies protocol_rows(const calibration::CostModel& cost, Protocol p, bool intra_nvlink) {
+  if (p == Protocol::LL)
+    return {intra_nvlink ? cost.nccl_ll_step_latency_nvlink : cost.nccl_ll_step_latency_pcie,
+            cost.nccl_ll_step_latency_net};
+  return {intra_nvlink ? cost.nccl_ll128_step_latency_nvlink : cost.nccl_ll128_step_latency_pcie,
+          cost.nccl_ll128_step_latency_net};
+}
+
+}  // namespace
+
+Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop, bool intra_nvlink) {
+  if (p == Protocol::Simple) return effective_step(cost, hop, intra_nvlink);
+  const StepLatencies rows = protocol_rows(cost, p, intra_nvlink);
+  return hop.transport == Transport::Net ? rows.inter : rows.intra;
+}
+
+Seconds protocol_delay(const calibration::CostModel& cost, Protocol p, const Connection& hop,
+                       bool intra_nvlink) {
+  return p == Protocol::Simple ? step_delay(cost, hop, intra_nvlink) : protocol_step(cost, p, hop, intra_nvlink);
+}
+
+StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p,
+                                      const std::vector<Connection>& hops, bool intra_nvlink) {
+  return p == Protocol::Simple ? step_latencies(cost, hops, intra_nvlink) : protocol_rows(cost, p, intra_nvlink);
 }
 
 StepLatencies step_latencies(const calibration::CostModel& cost, const std::vector<Connection>& hops,
@@ -188,8 +230,9 @@ std::size_t pipeline_chunks(double bytes, double depth, const StageEstimate& sta
 }
 
 std::size_t add_transfer(std::vector<Transfer>& out, const Connection& hop, Bytes bytes, Seconds latency,
-                         std::vector<std::size_t> after, std::string tag) {
+                         std::vector<std::size_t> after, std::string tag, bool connected) {
   Transfer t;
+  t.connected = connected;
   t.src = hop.src;
   t.dst = hop.dst;
   t.bytes = bytes;

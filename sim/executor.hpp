@@ -3,7 +3,7 @@
 //
 // Timing of one transfer: it becomes ready when every transfer in `after` has finished plus its own
 // `latency` (TransferTiming::start); its flow then needs the route's latency (the transport's setup
-// time from the CostModel plus the latencies of the links crossed) and bytes / bandwidth, where the
+// time from the CostModel, left out when Transfer::connected, plus the latencies of the links crossed) and bytes / bandwidth, where the
 // bandwidth is what max-min fair sharing with every other flow in flight leaves it.
 //
 // Each call runs SimGrid in a forked child process (SimGrid 3.32 has one engine per process that cannot

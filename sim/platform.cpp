@@ -209,7 +209,7 @@ Route Platform::route(DeviceId src, DeviceId dst, Transport transport) const {
     case Transport::Net:
       if (src == dst) break;
       r.setup = cost_.net_latency;
-      append_path(r, topo_.pcie_path(src, dst));
+      for (const topology::Path& p : net_paths(topo_, src, dst)) append_path(r, p);
       break;
   }
   r.transport = transport;
@@ -245,6 +245,49 @@ Transport resolve_transport(const topology::Topology& topo, DeviceId src, Device
   const bool gpus = topo.device(src).kind == DeviceKind::Gpu && topo.device(dst).kind == DeviceKind::Gpu;
   if (src == dst || !gpus) return Transport::P2p;
   return topology::decide_p2p(topo, src, dst, policy, gpu_count).allowed ? Transport::P2p : Transport::Shm;
+}
+
+namespace {
+
+/// The NICs of `d`'s server equally close to it: fewest PCIe links, then highest path bottleneck.
+std::vector<DeviceId> closest_nics(const topology::Topology& topo, DeviceId d) {
+  std::vector<DeviceId> best;
+  std::size_t best_links = 0;
+  double best_bw = 0;
+  for (DeviceId n : topo.nics()) {
+    if (topo.device(n).node != topo.device(d).node) continue;
+    const topology::Path p = topo.pcie_path(d, n);
+    const std::size_t links = p.links.size();
+    const double bw = p.bottleneck.value;
+    if (best.empty() || links < best_links || (links == best_links && bw > best_bw)) {
+      best = {n};
+      best_links = links;
+      best_bw = bw;
+    } else if (links == best_links && bw == best_bw) {
+      best.push_back(n);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::optional<DeviceId> nearest_nic(const topology::Topology& topo, DeviceId device) {
+  if (topo.device(device).kind == DeviceKind::Nic) return device;
+  const std::vector<DeviceId> mine = closest_nics(topo, device);
+  if (mine.empty()) return std::nullopt;
+  if (mine.size() == 1 || topo.device(device).kind != DeviceKind::Gpu) return mine.front();
+  std::size_t k = 0;  // GPUs of this server with a smaller id and the same closest set
+  for (DeviceId g : topo.gpus())
+    if (g < device && topo.device(g).node == topo.device(device).node && closest_nics(topo, g) == mine) ++k;
+  return mine[k % mine.size()];
+}
+
+std::vector<topology::Path> net_paths(const topology::Topology& topo, DeviceId src, DeviceId dst) {
+  if (topo.device(src).node == topo.device(dst).node) return {topo.pcie_path(src, dst)};
+  const auto a = nearest_nic(topo, src), b = nearest_nic(topo, dst);
+  if (!a || !b) return {topo.pcie_path(src, dst)};
+  return {topo.pcie_path(src, *a), topo.pcie_path(*a, *b), topo.pcie_path(*b, dst)};
 }
 
 std::string_view to_string(Transport t) {

@@ -93,4 +93,18 @@ Transport resolve_transport(const topology::Topology& topo, topology::DeviceId s
 
 std::string_view to_string(Transport t);
 
+/// The NIC a device's inter-server traffic leaves (or arrives) through, as NCCL gives each GPU its
+/// local NIC (nccl.md §d.3 item 8, §d.4: ncclTopoGetLocalNet): among the NICs of its server, the fewest
+/// PCIe links away (a NIC under the same switch first), then the fastest path; when several NICs are
+/// equally close, the GPUs that share that set take them in turn (k-th GPU by id -> k-th NIC), so every
+/// GPU of a rail-optimised server (DGX: two GPUs and two NICs per switch) gets its own NIC. A NIC is
+/// its own; nullopt when the server has no NIC.
+std::optional<topology::DeviceId> nearest_nic(const topology::Topology& topo, topology::DeviceId device);
+
+/// The pieces of a network route between servers: src -> nearest_nic(src) over PCIe, that NIC -> the
+/// destination's nearest NIC over the network, then down to dst. Within one server (or without NICs):
+/// the plain PCIe path.
+std::vector<topology::Path> net_paths(const topology::Topology& topo, topology::DeviceId src,
+                                      topology::DeviceId dst);
+
 }  // namespace rigsim::sim

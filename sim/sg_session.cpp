@@ -206,7 +206,9 @@ void Runner::transfer(std::size_t i) {
   // SimGrid 3.32's lazy solver mis-sharing flows that leave their latency phase together (it gave one of
   // two equal H2D copies 1.5x its link's bandwidth). A zero-byte transfer is only this delay (3.32 also
   // never completes a zero-byte Comm waited with wait_any).
-  const double begin = timings_[i].start.value + r.latency.value;
+  // A transfer on an established connection (Transfer::connected) skips the transport's setup.
+  const double setup = (*plan_.transfers)[i].connected ? r.setup.value : 0.0;
+  const double begin = timings_[i].start.value + r.latency.value - setup;
   sg4::this_actor::sleep_until(begin);
   const double bytes = (*plan_.transfers)[i].bytes.value;
   if (bytes > 0 && ends_[k].first != nullptr)

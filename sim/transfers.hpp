@@ -22,13 +22,17 @@ enum class Transport {
 
 /// One flow of `bytes` from `src` to `dst`, started once every transfer in `after` has finished
 /// and `latency` has elapsed (per-step protocol latency; the route's own latency is added by the
-/// platform).
+/// platform: the transport's setup from the CostModel plus the latencies of the links crossed).
 struct Transfer {
   topology::DeviceId src = 0;
   topology::DeviceId dst = 0;
   Bytes bytes;
   Seconds latency;
   Transport transport = Transport::Auto;
+  /// The connection is already set up (a step of a collective on a connection NCCL established at
+  /// communicator init): the platform charges only the links' latencies, not the transport's setup
+  /// (Route::setup). Default false: every transfer pays its setup, as before this flag existed.
+  bool connected = false;
   std::vector<std::size_t> after;  // indices into the same vector, all smaller than this one's
   std::string tag;                 // for traces and bottleneck attribution, e.g. "ring step 3"
 };

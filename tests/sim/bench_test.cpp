@@ -7,10 +7,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "calibration/cost_model.hpp"
 #include "tests/sim/collective_layouts.hpp"
+#include "common/input.hpp"
+#include "topology/build.hpp"
 #include "topology/layout_json.hpp"
 
 namespace rigsim::sim {
@@ -73,7 +76,9 @@ TEST(BenchClosedForm, LatencyBoundSizesFollowThePerStepModel) {
   const calibration::CostModel cost = testing::round_cost_model();
   const Platform p(layout_from_text(testing::kFourUnderOneSwitch), cost);
   const double S = 8;
-  const Outcome o = run(p, CollectiveOp::AllReduce, S, PlanModel::Step);
+  CollectiveOptions simple;
+  simple.protocol = Protocol::Simple;  // NCCL_PROTO=Simple: NCCL's own choice at 8 B is LL (test below)
+  const Outcome o = run(p, CollectiveOp::AllReduce, S, PlanModel::Step, {}, simple);
   const Route r = hop_route(p, o);
   const double n = 4, K = 2 * (n - 1);
   // Each of the K steps: NCCL's per-step latency, which includes the transport's setup (the platform
@@ -238,6 +243,123 @@ TEST(BenchCatalog, WiderLinksAndP2pNeverLowerBusbw) {
     EXPECT_GE(base, busbw_1gib(f, off) * 0.999) << f << ": enabling P2P lowered busbw";
     EXPECT_GE(busbw_1gib(f, {}, wide), base * 0.999) << f << ": widening links lowered busbw";
   }
+}
+
+
+// ---- protocols (LL / LL128 / Simple) and NICs ------------------------------------------------
+
+/// An 8 B ring all_reduce runs NCCL's LL protocol on connections already set up: LL base + 2(n-1) x
+/// (LL per-step latency + the route's link latencies, no transport setup) + 2(n-1) x 2·(S/n)/B.
+TEST(BenchProtocols, TinyAllReduceIsLlBasePlusLlSteps) {
+  const calibration::CostModel cost = calibration::default_cost_model();
+  for (const char* layout : {testing::kFourUnderOneSwitch, testing::kEightOnNvswitch}) {
+    const Platform p(layout_from_text(layout), cost);
+    const double S = 8;
+    const Outcome o = run(p, CollectiveOp::AllReduce, S, PlanModel::Step);
+    ASSERT_EQ(o.plan.protocol, Protocol::LL) << p.topology().name();
+    const Route r = hop_route(p, o);
+    const bool nvl = o.plan.connections[0].path == topology::PathClass::NVL;
+    const double n = static_cast<double>(o.plan.ranks.size()), K = 2 * (n - 1);
+    const double step = nvl ? cost.nccl_ll_step_latency_nvlink.value : cost.nccl_ll_step_latency_pcie.value;
+    const double links = r.latency.value - r.setup.value;
+    const double wire = o.plan.protocol_choice.wire_factor[0];
+    EXPECT_GE(wire, 2.0) << "LL moves at least 2 bytes per data byte";
+    const double expected = cost.nccl_ll_base_latency.value + K * (step + links + wire * S / n / r.bottleneck.value);
+    EXPECT_NEAR(o.seconds, expected, 0.02 * expected)
+        << p.topology().name() << ": " << closed("LL base + 2(n-1)·(LL step + link latencies)", expected, o.seconds);
+    for (const Transfer& t : o.plan.transfers)
+      if (t.src != t.dst) {
+        EXPECT_TRUE(t.connected) << "LL steps run on established connections";
+      }
+  }
+}
+
+/// The protocol follows NCCL's time model: LL for small sizes, Simple for large ones, LL128 only on
+/// NVLink; the chosen protocol's model time is the smallest of the enabled ones, and a forced protocol
+/// (NCCL_PROTO) is honoured.
+TEST(BenchProtocols, ChoiceSwitchesFromLlToSimpleAndIsTheFastest) {
+  const calibration::CostModel cost = calibration::default_cost_model();
+  for (const char* layout : {testing::kFourUnderOneSwitch, testing::kEightOnNvswitch}) {
+    const auto topo = layout_from_text(layout);
+    bool nvlink = false;
+    int previous = -1;
+    for (double S = 8; S <= 8 * kGiB; S *= 4) {
+      const CollectivePlan plan = plan_collective(topo, cost, CollectiveOp::AllReduce, topo.gpus(), Bytes{S});
+      const ProtocolChoice& c = plan.protocol_choice;
+      nvlink = c.enabled[1];
+      const auto chosen = static_cast<std::size_t>(plan.protocol);
+      EXPECT_EQ(plan.protocol, c.chosen);
+      for (std::size_t k = 0; k < 3; ++k)
+        if (c.enabled[k]) {
+          EXPECT_LE(c.time[chosen].value, c.time[k].value) << topo.name() << " size " << S;
+        }
+      EXPECT_GE(static_cast<int>(chosen), previous) << topo.name() << ": LL -> LL128 -> Simple as size grows";
+      previous = static_cast<int>(chosen);
+      if (S == 8) {
+        EXPECT_EQ(plan.protocol, Protocol::LL) << topo.name();
+      }
+    }
+    EXPECT_EQ(previous, static_cast<int>(Protocol::Simple)) << topo.name() << ": large sizes run Simple";
+    EXPECT_EQ(nvlink, std::string(layout) == testing::kEightOnNvswitch)
+        << topo.name() << ": LL128 is enabled only when the ring is NVLink (typeIntra <= NVB)";
+    CollectiveOptions forced;
+    forced.protocol = Protocol::Simple;
+    EXPECT_EQ(plan_collective(topo, cost, CollectiveOp::AllReduce, topo.gpus(), Bytes{8}, forced).protocol,
+              Protocol::Simple);
+  }
+}
+
+/// Simulated: at each size the chosen protocol is not slower than the others by more than the model's
+/// slack (the choice uses NCCL's analytic model, the simulation adds link latencies and contention).
+TEST(BenchProtocols, SimulatedChoiceIsNeverMuchWorse) {
+  const Platform p(layout_from_text(testing::kEightOnNvswitch), calibration::default_cost_model());
+  for (double S : {8.0, 64.0 * 1024, 4.0 * 1024 * 1024, 256.0 * 1024 * 1024}) {
+    const Outcome chosen = run(p, CollectiveOp::AllReduce, S, PlanModel::Step);
+    for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+      CollectiveOptions o;
+      o.protocol = proto;
+      const Outcome other = run(p, CollectiveOp::AllReduce, S, PlanModel::Step, {}, o);
+      EXPECT_LE(chosen.seconds, other.seconds * 1.10)
+          << "size " << S << ": " << to_string(chosen.plan.protocol) << " " << chosen.seconds << " s vs "
+          << to_string(proto) << " " << other.seconds << " s";
+    }
+  }
+}
+
+/// Across servers each GPU's traffic leaves through its own nearest NIC: on a DGX A100 (two GPUs and
+/// two NICs per PCIe switch) the 8 GPUs of a server map to 8 distinct NICs, and a 2-server ring
+/// all_reduce sends through all 8 NICs of each server.
+TEST(BenchNics, InterNodeFlowsLeaveThroughDistinctNics) {
+  const std::string dgx = find_layout({"dgx-a100"});
+  if (dgx.empty()) GTEST_SKIP() << "no dgx-a100 layout in " << catalog();
+  const auto spec = topology::parse_layout(load_json_file(dgx), dgx);
+  const Platform p(topology::build_cluster(spec, 2), calibration::default_cost_model());
+  const auto& topo = p.topology();
+  std::set<topology::DeviceId> nics;
+  for (topology::DeviceId g : topo.gpus())
+    if (topo.device(g).node == 0) {
+      const auto nic = nearest_nic(topo, g);
+      ASSERT_TRUE(nic.has_value());
+      EXPECT_EQ(topo.pcie_path(g, *nic).nccl, topology::PathClass::PIX) << topo.device(g).name;
+      nics.insert(*nic);
+    }
+  EXPECT_EQ(nics.size(), 8u) << "one NIC per GPU";
+  CollectiveOptions ring;
+  ring.algorithm = Algorithm::Ring;
+  const Outcome o = run(p, CollectiveOp::AllReduce, kGiB, PlanModel::Auto, {}, ring);
+  std::set<std::string> senders;
+  for (const Connection& c : o.plan.connections) {
+    if (c.transport != Transport::Net) continue;
+    const Route r = p.route(c.src, c.dst, Transport::Net);
+    for (const Hop& h : r.hops) {
+      const std::string name = p.hop_name(h);
+      if (name.find("->network") != std::string::npos) senders.insert(name);
+    }
+  }
+  EXPECT_EQ(senders.size(), 16u) << "8 NICs per server, each sending";
+  // 8 rails of 25 GB/s x network_efficiency, each carrying 2(n-1)/n·S/8 of one ring channel.
+  const double rail = 25e9 * p.cost_model().network_efficiency;
+  EXPECT_GT(o.busbw, 0.9 * 8 * rail / 1e9) << "busbw -> 8 x NIC rate";
 }
 
 }  // namespace

@@ -170,5 +170,18 @@ TEST(Transfers, ThousandsOfTransfersRunQuickly) {
   }
 }
 
+
+TEST(Transfers, ConnectedTransfersSkipTheTransportSetup) {
+  const Platform p = platform_of(kStagedUnequalLegs);
+  Transfer cold = copy(p, "g0", "g1", 8, Transport::Shm), warm = cold;
+  warm.connected = true;
+  const RunResult r = run_transfers(p, {cold, warm});
+  const Route route = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
+  const double bytes = 8 / route.bottleneck.value;
+  expect_closed_form("route latency + S/B", route.latency.value + bytes, duration(r.transfers[0]).value, "s");
+  expect_closed_form("route latency - setup + S/B (connected)", route.latency.value - route.setup.value + bytes,
+                     duration(r.transfers[1]).value, "s");
+}
+
 }  // namespace
 }  // namespace rigsim::sim
