@@ -54,7 +54,7 @@ Route hop_route(const Platform& p, const Outcome& o) {
 
 TEST(BenchClosedForm, UniformRingAllReduceTimeAndBusbw) {
   const calibration::CostModel cost = testing::round_cost_model();
-  for (const char* layout : {testing::kFourUnderOneSwitch, testing::kEightOnNvswitch}) {
+  for (const char* layout : {testing::kFourBehindOneUplink, testing::kEightOnNvswitch}) {
     const Platform p(layout_from_text(layout), cost);
     for (PlanModel model : {PlanModel::Step, PlanModel::Steady}) {
       const double S = 8 * kGiB;  // large enough for the latency terms to vanish from busbw (< 0.5 %)
@@ -74,7 +74,7 @@ TEST(BenchClosedForm, UniformRingAllReduceTimeAndBusbw) {
 
 TEST(BenchClosedForm, LatencyBoundSizesFollowThePerStepModel) {
   const calibration::CostModel cost = testing::round_cost_model();
-  const Platform p(layout_from_text(testing::kFourUnderOneSwitch), cost);
+  const Platform p(layout_from_text(testing::kFourBehindOneUplink), cost);
   const double S = 8;
   CollectiveOptions simple;
   simple.protocol = Protocol::Simple;  // NCCL_PROTO=Simple: NCCL's own choice at 8 B is LL (test below)
@@ -93,7 +93,7 @@ TEST(BenchClosedForm, LatencyBoundSizesFollowThePerStepModel) {
 
 TEST(BenchClosedForm, BroadcastChainPipelinesItsChunks) {
   const calibration::CostModel cost = testing::round_cost_model();
-  const Platform p(layout_from_text(testing::kFourUnderOneSwitch), cost);
+  const Platform p(layout_from_text(testing::kFourBehindOneUplink), cost);
   const double S = kGiB;
   const Outcome o = run(p, CollectiveOp::Broadcast, S, PlanModel::Step);
   const Route r = hop_route(p, o);
@@ -147,7 +147,7 @@ void expect_chain_models_agree(const Platform& p) {
 TEST(BenchModels, StepAndSteadyAgreeOnLargeCollectives) {
   const auto cost = calibration::default_cost_model();
   for (const char* layout :
-       {topology::testing::kDualRootPlx, testing::kDgx1Like, testing::kFourUnderOneSwitch}) {
+       {topology::testing::kDualRootPlx, testing::kDgx1Like, testing::kFourBehindOneUplink}) {
     const Platform p(layout_from_text(layout), cost);
     for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter})
       expect_models_agree(p, op);
@@ -169,7 +169,7 @@ TEST(BenchModels, StepAndSteadyAgreeAcrossServers) {
 }
 
 TEST(BenchSweep, RowsFollowNcclTestsSizesAndRisingBusbw) {
-  const Platform p(layout_from_text(testing::kFourUnderOneSwitch), calibration::default_cost_model());
+  const Platform p(layout_from_text(testing::kFourBehindOneUplink), calibration::default_cost_model());
   BenchOptions o;
   o.sweep = {8, 128ull << 20, 2, 0};
   const BenchResult r = run_bench(p, o);
@@ -252,7 +252,7 @@ TEST(BenchCatalog, WiderLinksAndP2pNeverLowerBusbw) {
 /// (LL per-step latency + the route's link latencies, no transport setup) + 2(n-1) x 2·(S/n)/B.
 TEST(BenchProtocols, TinyAllReduceIsLlBasePlusLlSteps) {
   const calibration::CostModel cost = calibration::default_cost_model();
-  for (const char* layout : {testing::kFourUnderOneSwitch, testing::kEightOnNvswitch}) {
+  for (const char* layout : {testing::kFourBehindOneUplink, testing::kEightOnNvswitch}) {
     const Platform p(layout_from_text(layout), cost);
     const double S = 8;
     const Outcome o = run(p, CollectiveOp::AllReduce, S, PlanModel::Step);
@@ -279,7 +279,7 @@ TEST(BenchProtocols, TinyAllReduceIsLlBasePlusLlSteps) {
 /// (NCCL_PROTO) is honoured.
 TEST(BenchProtocols, ChoiceSwitchesFromLlToSimpleAndIsTheFastest) {
   const calibration::CostModel cost = calibration::default_cost_model();
-  for (const char* layout : {testing::kFourUnderOneSwitch, testing::kEightOnNvswitch}) {
+  for (const char* layout : {testing::kFourBehindOneUplink, testing::kEightOnNvswitch}) {
     const auto topo = layout_from_text(layout);
     bool nvlink = false;
     int previous = -1;

@@ -4,6 +4,7 @@
 
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
+#include "tests/sim/sim_fixture.hpp"
 #include "tests/topology/layout_fixture.hpp"
 
 namespace rigsim::sim::testing {
@@ -22,18 +23,6 @@ inline calibration::CostModel round_cost_model() {
   m.source = "tests: round numbers";
   return m;
 }
-
-/// Four Tesla P40 under one PEX 8747 switch: a uniform ring of Gen3 x16 hops (P2P, PIX).
-inline const char* kFourUnderOneSwitch = R"({
-  "name": "four-under-one-switch",
-  "cpus": [{"id": "cpu0", "model": "xeon-e5-v4"}],
-  "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 40}],
-  "switches": [{"id": "plx0", "model": "pex8796", "parent": "rc0"}],
-  "gpus": [
-    {"id": "g0", "model": "tesla-p40", "parent": "plx0"}, {"id": "g1", "model": "tesla-p40", "parent": "plx0"},
-    {"id": "g2", "model": "tesla-p40", "parent": "plx0"}, {"id": "g3", "model": "tesla-p40", "parent": "plx0"}
-  ]
-})";
 
 /// DGX-1 (V100) hybrid cube mesh: two fully connected quads (some pairs with two links) joined
 /// GPU i <-> GPU i+4; six NVLink2 links per GPU (NVIDIA DGX-1 V100 system architecture white paper,

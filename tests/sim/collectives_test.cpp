@@ -70,7 +70,7 @@ std::map<DeviceId, double> received(const CollectivePlan& p) {
 
 class FourUnderOneSwitch : public ::testing::Test {
  protected:
-  topology::Topology t = layout_from_text(testing::kFourUnderOneSwitch);
+  topology::Topology t = layout_from_text(testing::kFourBehindOneUplink);
 };
 
 TEST_F(FourUnderOneSwitch, AllReduceStepPlanHasTwoNMinusOneStepsOfSOverN) {
