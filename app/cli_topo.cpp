@@ -14,8 +14,11 @@ void add_topo(CLI::App& app, Action& action) {
     bool p2p_disable = false, json = false;
   };
   auto opt = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("topo", "Show how the GPUs of a layout are connected (nvidia-smi topo -m style)");
-  cmd->add_option("layout", opt->layout, "Layout JSON or NCCL topology XML file")->required()->check(CLI::ExistingFile);
+  CLI::App* cmd =
+      app.add_subcommand("topo", "Show how the GPUs of a layout are connected (nvidia-smi topo -m style)");
+  cmd->add_option("layout", opt->layout, "Layout JSON or NCCL topology XML file")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("--format", opt->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "dot", "nccl-xml"}));
   cmd->add_flag("--json", opt->json, "Same as --format json");

@@ -17,15 +17,23 @@ std::string describe(const std::string& file, const std::string& location, const
 const char* type_name(nlohmann::json::value_t t) {
   using V = nlohmann::json::value_t;
   switch (t) {
-    case V::null: return "null";
-    case V::object: return "an object";
-    case V::array: return "an array";
-    case V::string: return "a string";
-    case V::boolean: return "a boolean";
+    case V::null:
+      return "null";
+    case V::object:
+      return "an object";
+    case V::array:
+      return "an array";
+    case V::string:
+      return "a string";
+    case V::boolean:
+      return "a boolean";
     case V::number_integer:
-    case V::number_unsigned: return "an integer";
-    case V::number_float: return "a number";
-    default: return "an unknown value";
+    case V::number_unsigned:
+      return "an integer";
+    case V::number_float:
+      return "a number";
+    default:
+      return "an unknown value";
   }
 }
 
@@ -110,8 +118,7 @@ const nlohmann::json* ObjectReader::find(const std::string& key, nlohmann::json:
   known_.insert(key);
   auto it = node_.find(key);
   if (it == node_.end()) return nullptr;
-  if (!type_matches(*it, type))
-    fail(key, std::string("expected ") + what + ", got " + type_name(it->type()));
+  if (!type_matches(*it, type)) fail(key, std::string("expected ") + what + ", got " + type_name(it->type()));
   return &*it;
 }
 
@@ -180,7 +187,9 @@ ObjectReader ObjectReader::element(const nlohmann::json& array, const std::strin
   return ObjectReader(array.at(index), file_, pointer_of(key) + "/" + std::to_string(index));
 }
 
-void ObjectReader::allow(const std::string& key) { known_.insert(key); }
+void ObjectReader::allow(const std::string& key) {
+  known_.insert(key);
+}
 
 void ObjectReader::finish() const {
   const std::vector<std::string> known(known_.begin(), known_.end());

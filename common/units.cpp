@@ -38,16 +38,27 @@ NumberAndUnit split_number(std::string_view text, std::string_view what) {
   for (; i < text.size(); ++i)
     if (!std::isspace(static_cast<unsigned char>(text[i]))) unit += text[i];
   if (number < 0)
-    throw std::invalid_argument(std::string(what) + " must not be negative, got \"" + std::string(text) + "\"");
+    throw std::invalid_argument(std::string(what) + " must not be negative, got \"" + std::string(text) +
+                                "\"");
   return {number, unit};
 }
 
 // Multipliers for a size prefix: "", K, M, G, T (decimal) and Ki, Mi, Gi, Ti (binary).
 bool prefix_factor(std::string_view prefix, double& factor) {
   static const std::array<std::pair<std::string_view, double>, 13> table{{
-      {"", 1.0}, {"K", 1e3}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12},
-      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-      {"KI", 1024.0}, {"MI", 1048576.0}, {"GI", 1073741824.0},
+      {"", 1.0},
+      {"K", 1e3},
+      {"k", 1e3},
+      {"M", 1e6},
+      {"G", 1e9},
+      {"T", 1e12},
+      {"Ki", 1024.0},
+      {"Mi", 1048576.0},
+      {"Gi", 1073741824.0},
+      {"Ti", 1099511627776.0},
+      {"KI", 1024.0},
+      {"MI", 1048576.0},
+      {"GI", 1073741824.0},
   }};
   for (const auto& [p, f] : table)
     if (p == prefix) {

@@ -29,13 +29,25 @@ struct Seconds {
   constexpr double us() const { return value * 1e6; }
 };
 
-constexpr BytesPerSecond gb_per_s(double gbs) { return {gbs * 1e9}; }
-constexpr Seconds microseconds(double us) { return {us * 1e-6}; }
-constexpr Seconds nanoseconds(double ns) { return {ns * 1e-9}; }
+constexpr BytesPerSecond gb_per_s(double gbs) {
+  return {gbs * 1e9};
+}
+constexpr Seconds microseconds(double us) {
+  return {us * 1e-6};
+}
+constexpr Seconds nanoseconds(double ns) {
+  return {ns * 1e-9};
+}
 
-constexpr Seconds operator/(Bytes b, BytesPerSecond r) { return {b.value / r.value}; }
-constexpr BytesPerSecond operator*(BytesPerSecond r, double f) { return {r.value * f}; }
-constexpr Seconds operator+(Seconds a, Seconds b) { return {a.value + b.value}; }
+constexpr Seconds operator/(Bytes b, BytesPerSecond r) {
+  return {b.value / r.value};
+}
+constexpr BytesPerSecond operator*(BytesPerSecond r, double f) {
+  return {r.value * f};
+}
+constexpr Seconds operator+(Seconds a, Seconds b) {
+  return {a.value + b.value};
+}
 
 /// Parses "8GiB", "512MB", "1e6", "4096B" into bytes. Throws std::invalid_argument with a sentence.
 Bytes parse_bytes(std::string_view text);

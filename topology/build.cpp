@@ -82,7 +82,8 @@ void Builder::check_unique_ids() const {
 
 DeviceId Builder::add_device(Device d) {
   d.id = impl_->devices.size();
-  if (cluster_nodes_ > 0 && d.name.size() > 2 && d.name[0] == 'n' && std::isdigit(static_cast<unsigned char>(d.name[1])))
+  if (cluster_nodes_ > 0 && d.name.size() > 2 && d.name[0] == 'n' &&
+      std::isdigit(static_cast<unsigned char>(d.name[1])))
     d.node = std::stoi(d.name.substr(1));
   impl_->by_name.emplace(d.name, d.id);
   impl_->devices.push_back(std::move(d));
@@ -141,8 +142,9 @@ void Builder::add_host_bridges() {
     const CpuSpec& c = *dev(cpu).cpu;
     // EPYC/Threadripper: every x16 root port is its own host bridge (reference hardware.md §2.7).
     if (c.root_port_per_x16 && e.lanes > 16)
-      fail(e.where + "/lanes", "a host bridge of " + std::string(c.name) + " is one x16 root port, but \"" + e.id +
-                                   "\" declares " + std::to_string(e.lanes) + " lanes; declare one host bridge per x16");
+      fail(e.where + "/lanes", "a host bridge of " + std::string(c.name) + " is one x16 root port, but \"" +
+                                   e.id + "\" declares " + std::to_string(e.lanes) +
+                                   " lanes; declare one host bridge per x16");
     Device d;
     d.name = e.id;
     d.kind = DeviceKind::HostBridge;
@@ -186,7 +188,8 @@ void Builder::add_chipsets() {
     const ChipsetSpec& c = *dev(id).chipset;
     // Intel CPUs reach their PCH over DMI, a port apart from their PCIe lanes; AMD's chipset link is
     // four of the CPU's PCIe lanes (reference hardware.md §4.2 and §5).
-    const Device& cpu = dev(parent).kind == DeviceKind::Cpu ? dev(parent) : dev(impl_->links[*impl_->uplink[parent]].up);
+    const Device& cpu =
+        dev(parent).kind == DeviceKind::Cpu ? dev(parent) : dev(impl_->links[*impl_->uplink[parent]].up);
     if (cpu.cpu->vendor != Vendor::Intel) use_lanes(parent, c.uplink_width, "chipset " + e.id + " uplink");
     Link l;
     l.up = parent;
@@ -209,7 +212,8 @@ void Builder::index_slots() {
       int sum = 0;
       for (int w : e.bifurcation) {
         if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16)
-          fail(e.where + "/bifurcation", "a bifurcated port is x1, x2, x4, x8 or x16, got x" + std::to_string(w));
+          fail(e.where + "/bifurcation",
+               "a bifurcated port is x1, x2, x4, x8 or x16, got x" + std::to_string(w));
         sum += w;
       }
       if (sum > e.width)
@@ -257,44 +261,52 @@ DeviceId Builder::attach(DeviceId child, int device_gen, int device_width, const
     SlotState& s = it->second;
     const SlotEntry& e = *s.entry;
     parent = resolve(e.parent, e.where + "/parent",
-                     {DeviceKind::HostBridge, DeviceKind::Switch, DeviceKind::Chipset}, "host bridge, switch or chipset");
+                     {DeviceKind::HostBridge, DeviceKind::Switch, DeviceKind::Chipset},
+                     "host bridge, switch or chipset");
     int slot_width = e.width;
     std::size_t port = 0;
     if (!e.bifurcation.empty()) {
       if (a.port < 0 || a.port >= static_cast<int>(e.bifurcation.size()))
-        fail(a.where + "/port", "slot \"" + e.id + "\" is bifurcated into " + std::to_string(e.bifurcation.size()) +
-                                    " ports: give \"port\" from 0 to " + std::to_string(e.bifurcation.size() - 1));
+        fail(a.where + "/port",
+             "slot \"" + e.id + "\" is bifurcated into " + std::to_string(e.bifurcation.size()) +
+                 " ports: give \"port\" from 0 to " + std::to_string(e.bifurcation.size() - 1));
       port = static_cast<std::size_t>(a.port);
       slot_width = e.bifurcation[port];
       slot_label = e.id + "." + std::to_string(port);
     } else {
-      if (a.port > 0) fail(a.where + "/port", "slot \"" + e.id + "\" is not bifurcated; it has no port " +
-                                                  std::to_string(a.port));
+      if (a.port > 0)
+        fail(a.where + "/port",
+             "slot \"" + e.id + "\" is not bifurcated; it has no port " + std::to_string(a.port));
       slot_label = e.id;
     }
     if (!s.occupant[port].empty())
-      fail(a.where + "/slot", slot_label + " already holds \"" + s.occupant[port] + "\"; one device per slot (port)");
+      fail(a.where + "/slot",
+           slot_label + " already holds \"" + s.occupant[port] + "\"; one device per slot (port)");
     s.occupant[port] = name;
     // An occupied slot takes its electrical width from the parent once, however it is split.
     const auto occupied =
         std::count_if(s.occupant.begin(), s.occupant.end(), [](const std::string& o) { return !o.empty(); });
     if (occupied == 1) use_lanes(parent, e.width, "slot " + e.id);
     limit(parent_gen(parent), 0, "parent " + dev(parent).name + " Gen" + std::to_string(parent_gen(parent)));
-    limit(e.gen, slot_width, "slot " + slot_label + " " + gen_width(e.gen > 0 ? e.gen : parent_gen(parent), slot_width));
+    limit(e.gen, slot_width,
+          "slot " + slot_label + " " + gen_width(e.gen > 0 ? e.gen : parent_gen(parent), slot_width));
   } else if (!a.parent.empty()) {
-    parent = resolve(a.parent, a.where + "/parent", {DeviceKind::HostBridge, DeviceKind::Switch, DeviceKind::Chipset},
+    parent = resolve(a.parent, a.where + "/parent",
+                     {DeviceKind::HostBridge, DeviceKind::Switch, DeviceKind::Chipset},
                      "host bridge, switch or chipset");
     const int w = a.width > 0 ? a.width : device_width;
     use_lanes(parent, w, std::string(to_string(dev(child).kind)) + " " + name);
     limit(parent_gen(parent), 0, "parent " + dev(parent).name + " Gen" + std::to_string(parent_gen(parent)));
     limit(a.gen, a.width, "on-board link " + gen_width(a.gen > 0 ? a.gen : gen, w));
   } else {
-    fail(a.where, "\"" + name + "\" is attached to nothing: give \"slot\" (a slot id) or \"parent\" (a host bridge, "
-                  "switch or chipset id)");
+    fail(a.where, "\"" + name +
+                      "\" is attached to nothing: give \"slot\" (a slot id) or \"parent\" (a host bridge, "
+                      "switch or chipset id)");
   }
-  if (a.riser) limit(a.riser->gen, a.riser->width,
-                     "riser " + (a.riser->kind.empty() ? std::string() : a.riser->kind + " ") +
-                         gen_width(a.riser->gen > 0 ? a.riser->gen : gen, a.riser->width > 0 ? a.riser->width : width));
+  if (a.riser)
+    limit(a.riser->gen, a.riser->width,
+          "riser " + (a.riser->kind.empty() ? std::string() : a.riser->kind + " ") +
+              gen_width(a.riser->gen > 0 ? a.riser->gen : gen, a.riser->width > 0 ? a.riser->width : width));
   dev(child).socket = dev(parent).socket;
   dev(child).numa = dev(parent).numa;
   Link l;
@@ -328,7 +340,8 @@ void Builder::add_switches() {
     d.name = e.id;
     d.kind = DeviceKind::Switch;
     d.model = e.model;
-    d.pcie_switch = require_model(find_switch(e.model), e.model, spec_.file, e.where, "PCIe switch", switch_keys());
+    d.pcie_switch =
+        require_model(find_switch(e.model), e.model, spec_.file, e.where, "PCIe switch", switch_keys());
     d.lanes = d.pcie_switch->lanes;
     d.pcie_gen = d.pcie_switch->gen;
     d.acs_redirect = e.acs_redirect;
@@ -383,8 +396,9 @@ void Builder::add_nvlinks() {
         fail(e.where + "/gpus", std::string(e.bridge ? "NVLink bridge" : "NVLink") + " on \"" + dev(g).name +
                                     "\", but a " + std::string(s.name) + " has no NVLink");
       if (e.bridge && !s.nvlink_bridge)
-        fail(e.where + "/bridge", std::string(s.name) + " has NVLink on its board (SXM), not a bridge connector: "
-                                                         "set \"bridge\": false and give \"links\"");
+        fail(e.where + "/bridge", std::string(s.name) +
+                                      " has NVLink on its board (SXM), not a bridge connector: "
+                                      "set \"bridge\": false and give \"links\"");
     }
     const GpuSpec& sa = *dev(a).gpu;
     const int links = e.links > 0 ? e.links : std::min(sa.nvlink_links, dev(b).gpu->nvlink_links);
@@ -413,21 +427,22 @@ void Builder::add_nvswitches() {
     d.name = e.id;
     d.kind = DeviceKind::NvSwitch;
     d.model = e.model;
-    d.nvswitch = require_model(find_nvswitch(e.model), e.model, spec_.file, e.where, "NVSwitch", nvswitch_keys());
+    d.nvswitch =
+        require_model(find_nvswitch(e.model), e.model, spec_.file, e.where, "NVSwitch", nvswitch_keys());
     const DeviceId sw = add_device(d);
     where_[sw] = e.where;
     for (std::size_t i = 0; i < e.gpus.size(); ++i) {
       const DeviceId g = resolve(e.gpus[i], e.where + "/gpus/" + std::to_string(i), {DeviceKind::Gpu}, "GPU");
       const GpuSpec& s = *dev(g).gpu;
       if (s.nvlink_gen == 0 || s.nvlink_bridge)
-        fail(e.where + "/gpus/" + std::to_string(i),
-             "\"" + dev(g).name + "\" (" + std::string(s.name) + ") cannot join an NVSwitch: it needs SXM NVLink");
+        fail(e.where + "/gpus/" + std::to_string(i), "\"" + dev(g).name + "\" (" + std::string(s.name) +
+                                                         ") cannot join an NVSwitch: it needs SXM NVLink");
       const int links = e.links_per_gpu > 0 ? e.links_per_gpu : s.nvlink_links;
       nvlinks_used_[g] += links;
       if (nvlinks_used_[g] > s.nvlink_links)
-        fail(e.where + "/links_per_gpu", "\"" + dev(g).name + "\" would use " + std::to_string(nvlinks_used_[g]) +
-                                             " NVLink links, but a " + std::string(s.name) + " has " +
-                                             std::to_string(s.nvlink_links));
+        fail(e.where + "/links_per_gpu", "\"" + dev(g).name + "\" would use " +
+                                             std::to_string(nvlinks_used_[g]) + " NVLink links, but a " +
+                                             std::string(s.name) + " has " + std::to_string(s.nvlink_links));
       Link l;
       l.up = g;
       l.down = sw;
@@ -478,7 +493,8 @@ void Builder::add_inter_socket() {
       bool linked = false;
       for (const auto& l : impl_->links)
         if (l.kind == LinkKind::InterSocket && (l.up == cpu.id || l.down == cpu.id)) linked = true;
-      if (!linked) fail(where_[cpu.id], "CPU \"" + cpu.name + "\" has no inter-socket link to the other sockets");
+      if (!linked)
+        fail(where_[cpu.id], "CPU \"" + cpu.name + "\" has no inter-socket link to the other sockets");
     }
   }
 }
@@ -504,6 +520,8 @@ void Builder::add_network() {
 
 }  // namespace detail
 
-Topology build_topology(const LayoutSpec& spec) { return detail::Builder(spec).build(); }
+Topology build_topology(const LayoutSpec& spec) {
+  return detail::Builder(spec).build();
+}
 
 }  // namespace rigsim::topology

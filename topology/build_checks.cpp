@@ -53,7 +53,8 @@ void Builder::check_lane_budgets() {
         budget = d.lanes;
         what = std::string(d.chipset->name) + " provides " + std::to_string(budget) + " downstream lanes";
         break;
-      default: continue;
+      default:
+        continue;
     }
     auto used = lanes_used_.find(d.id);
     Device& mutable_device = impl_->devices[d.id];
@@ -75,19 +76,21 @@ void Builder::check_power() {
   char buf[400];
   const double sustained = gpu_w + cpu_w + power::kRestOfSystemW;
   if (sustained > spec_.psu_w) {
-    std::snprintf(buf, sizeof buf,
-                  "power: GPUs %.0f W + CPUs %.0f W + %.0f W rest of system = %.0f W sustained exceeds the %.0f W "
-                  "PSU capacity",
-                  gpu_w, cpu_w, power::kRestOfSystemW, sustained, spec_.psu_w);
+    std::snprintf(
+        buf, sizeof buf,
+        "power: GPUs %.0f W + CPUs %.0f W + %.0f W rest of system = %.0f W sustained exceeds the %.0f W "
+        "PSU capacity",
+        gpu_w, cpu_w, power::kRestOfSystemW, sustained, spec_.psu_w);
     warn(buf);
   }
   const double transient = gpu_w * power::kGpuTransientFactor + cpu_w + power::kRestOfSystemW;
   const double psu_peak = spec_.psu_w * power::kPsuTransientFactor;
   if (transient > psu_peak) {
-    std::snprintf(buf, sizeof buf,
-                  "power: GPU transients (3x TDP for 100 us, PCIe CEM 5.0) reach %.0f W, above the %.0f W an ATX 3.0 "
-                  "PSU of %.0f W carries for 100 us; expect shutdowns under load",
-                  transient, psu_peak, spec_.psu_w);
+    std::snprintf(
+        buf, sizeof buf,
+        "power: GPU transients (3x TDP for 100 us, PCIe CEM 5.0) reach %.0f W, above the %.0f W an ATX 3.0 "
+        "PSU of %.0f W carries for 100 us; expect shutdowns under load",
+        transient, psu_peak, spec_.psu_w);
     warn(buf);
   }
 }

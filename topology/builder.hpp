@@ -61,9 +61,9 @@ class Builder {
   int cluster_nodes_ = 0;
   std::shared_ptr<Topology::Impl> impl_;
   std::map<std::string, SlotState> slots_;
-  std::map<DeviceId, int> lanes_used_;                  // lanes consumed below a device
+  std::map<DeviceId, int> lanes_used_;                       // lanes consumed below a device
   std::map<DeviceId, std::vector<std::string>> lane_users_;  // who consumed them, for messages
-  std::map<DeviceId, std::string> where_;               // device -> its entry's location
+  std::map<DeviceId, std::string> where_;                    // device -> its entry's location
   std::map<DeviceId, const CpuEntry*> cpu_entry_;
   std::map<DeviceId, int> nvlinks_used_;
 };

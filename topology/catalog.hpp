@@ -20,23 +20,23 @@ struct GpuSpec {
   std::string_view key;   // e.g. "rtx-3090"
   std::string_view name;  // e.g. "GeForce RTX 3090"
   Vendor vendor;
-  bool geforce;               // consumer card: FP32-accumulate tensor math at half rate, no stock PCIe P2P
-  double memory_gb;           // device memory, GB
-  double memory_bw_gbs;       // device memory bandwidth, GB/s
-  double fp16_fp32acc_tflops; // FP16/BF16 tensor math with FP32 accumulate (what bf16 training uses)
-  double fp16_fp16acc_tflops; // FP16 tensor math with FP16 accumulate
-  double fp32_tflops;         // plain FP32 (non-tensor)
-  int pcie_gen;               // host link generation the card supports
-  int pcie_width;             // host link lanes
-  int nvlink_gen;             // 0 when the card has no NVLink
-  int nvlink_links;           // NVLink links per GPU (bridge: links in the bridge)
-  double nvlink_link_gbs;     // per link, per direction, GB/s (wire rate)
-  bool nvlink_bridge;         // NVLink is a bridge between two PCIe cards (vs SXM board wiring)
-  bool p2p_stock;             // PCIe peer-to-peer with the stock driver
-  bool p2p_patchable;         // a patched driver (tinygrad open-gpu-kernel-modules) enables PCIe P2P
-  int sm;                     // CUDA compute capability x10 (NCCL's "sm"), 0 for AMD
-  double tdp_w;               // board power, W
-  double used_price_usd;      // typical used price, USD; 0 when unknown
+  bool geforce;                // consumer card: FP32-accumulate tensor math at half rate, no stock PCIe P2P
+  double memory_gb;            // device memory, GB
+  double memory_bw_gbs;        // device memory bandwidth, GB/s
+  double fp16_fp32acc_tflops;  // FP16/BF16 tensor math with FP32 accumulate (what bf16 training uses)
+  double fp16_fp16acc_tflops;  // FP16 tensor math with FP16 accumulate
+  double fp32_tflops;          // plain FP32 (non-tensor)
+  int pcie_gen;                // host link generation the card supports
+  int pcie_width;              // host link lanes
+  int nvlink_gen;              // 0 when the card has no NVLink
+  int nvlink_links;            // NVLink links per GPU (bridge: links in the bridge)
+  double nvlink_link_gbs;      // per link, per direction, GB/s (wire rate)
+  bool nvlink_bridge;          // NVLink is a bridge between two PCIe cards (vs SXM board wiring)
+  bool p2p_stock;              // PCIe peer-to-peer with the stock driver
+  bool p2p_patchable;          // a patched driver (tinygrad open-gpu-kernel-modules) enables PCIe P2P
+  int sm;                      // CUDA compute capability x10 (NCCL's "sm"), 0 for AMD
+  double tdp_w;                // board power, W
+  double used_price_usd;       // typical used price, USD; 0 when unknown
   std::string_view source;
 };
 
@@ -47,30 +47,30 @@ struct CpuSpec {
   std::string_view key;   // e.g. "xeon-e5-v4"
   std::string_view name;  // e.g. "Intel Xeon E5-2600 v4 (Broadwell-EP)"
   Vendor vendor;
-  int pcie_gen;                  // generation of the CPU's PCIe lanes
-  int pcie_lanes;                // PCIe lanes per socket (including any chipset link)
-  int memory_channels;           // DRAM channels per socket
-  double memory_bw_gbs;          // theoretical DRAM bandwidth per socket, GB/s
-  bool root_port_per_x16;        // true: each x16 root port is its own host bridge (EPYC); false: one per socket
-  InterSocketKind inter_socket;  // socket-to-socket link kind (None for single-socket parts)
-  int inter_socket_links;        // links between two sockets in a 2P system (default wiring)
-  double inter_socket_link_gbs;  // per link, per direction, theoretical GB/s
+  int pcie_gen;            // generation of the CPU's PCIe lanes
+  int pcie_lanes;          // PCIe lanes per socket (including any chipset link)
+  int memory_channels;     // DRAM channels per socket
+  double memory_bw_gbs;    // theoretical DRAM bandwidth per socket, GB/s
+  bool root_port_per_x16;  // true: each x16 root port is its own host bridge (EPYC); false: one per socket
+  InterSocketKind inter_socket;       // socket-to-socket link kind (None for single-socket parts)
+  int inter_socket_links;             // links between two sockets in a 2P system (default wiring)
+  double inter_socket_link_gbs;       // per link, per direction, theoretical GB/s
   double inter_socket_effective_gbs;  // effective GB/s for GPU traffic across sockets (NCCL's model)
-  bool p2p_across_sockets;       // PCIe P2P between devices on different sockets is supported
-  int cpuid_family;              // for NCCL XML export (familyid)
-  int cpuid_model;               // for NCCL XML export (modelid)
-  double tdp_w;                  // typical TDP of the family, W
+  bool p2p_across_sockets;            // PCIe P2P between devices on different sockets is supported
+  int cpuid_family;                   // for NCCL XML export (familyid)
+  int cpuid_model;                    // for NCCL XML export (modelid)
+  double tdp_w;                       // typical TDP of the family, W
   std::string_view source;
 };
 
 /// A desktop or workstation chipset (PCH / Promontory): devices behind it share its uplink.
 struct ChipsetSpec {
-  std::string_view key;   // e.g. "x570"
+  std::string_view key;  // e.g. "x570"
   std::string_view name;
-  int uplink_gen;         // uplink to the CPU (DMI counts as the PCIe gen it matches)
+  int uplink_gen;  // uplink to the CPU (DMI counts as the PCIe gen it matches)
   int uplink_width;
-  int downstream_gen;     // generation of the lanes it provides
-  int downstream_lanes;   // general-purpose lanes it provides
+  int downstream_gen;    // generation of the lanes it provides
+  int downstream_lanes;  // general-purpose lanes it provides
   std::string_view source;
 };
 
@@ -80,9 +80,9 @@ struct SwitchSpec {
   std::string_view name;
   Vendor vendor;
   int gen;
-  int lanes;             // total lanes (upstream + downstream)
-  double latency_ns;     // cut-through latency port to port, ns
-  bool p2p;              // forwards peer-to-peer between downstream ports
+  int lanes;          // total lanes (upstream + downstream)
+  double latency_ns;  // cut-through latency port to port, ns
+  bool p2p;           // forwards peer-to-peer between downstream ports
   std::string_view source;
 };
 
@@ -91,11 +91,11 @@ struct NicSpec {
   std::string_view key;  // e.g. "connectx-4-100g"
   std::string_view name;
   Vendor vendor;
-  double speed_gbps;     // line rate per port, Gbit/s
+  double speed_gbps;  // line rate per port, Gbit/s
   int ports;
   int pcie_gen;
   int pcie_width;
-  bool gpudirect_rdma;   // supports GPUDirect RDMA
+  bool gpudirect_rdma;  // supports GPUDirect RDMA
   std::string_view source;
 };
 
@@ -104,16 +104,16 @@ struct NvSwitchSpec {
   std::string_view key;  // e.g. "nvswitch-gen2"
   std::string_view name;
   int nvlink_gen;
-  int ports;               // NVLink ports per chip
-  double link_gbs;         // per link, per direction, GB/s
+  int ports;        // NVLink ports per chip
+  double link_gbs;  // per link, per direction, GB/s
   std::string_view source;
 };
 
 /// PCIe generation table: per-lane, per-direction wire rate after line encoding.
 struct PcieGenSpec {
   int gen;
-  double gts;            // transfer rate, GT/s
-  double lane_gbs;       // GB/s per lane per direction after encoding
+  double gts;       // transfer rate, GT/s
+  double lane_gbs;  // GB/s per lane per direction after encoding
   std::string_view source;
 };
 

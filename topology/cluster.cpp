@@ -74,9 +74,11 @@ void append_node(const LayoutSpec& in, int node, int sockets, LayoutSpec& out) {
 }  // namespace
 
 Topology build_cluster(const LayoutSpec& spec, int nodes) {
-  if (nodes < 1) throw InputError(spec.file, "", "a cluster needs at least one node, got " + std::to_string(nodes));
+  if (nodes < 1)
+    throw InputError(spec.file, "", "a cluster needs at least one node, got " + std::to_string(nodes));
   if (spec.nics.empty() && nodes > 1)
-    throw InputError(spec.file, "/nics", "layout \"" + spec.name + "\" has no NIC: its servers cannot be joined into a cluster");
+    throw InputError(spec.file, "/nics",
+                     "layout \"" + spec.name + "\" has no NIC: its servers cannot be joined into a cluster");
   LayoutSpec all;
   all.file = spec.file;
   all.name = spec.name + " x" + std::to_string(nodes);

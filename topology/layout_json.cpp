@@ -43,8 +43,7 @@ PcieAttach read_attach(ObjectReader& r) {
   a.slot = r.optional_string("slot").value_or("");
   a.port = r.optional_int("port").value_or(-1);
   a.parent = r.optional_string("parent").value_or("");
-  if (!a.slot.empty() && !a.parent.empty())
-    r.fail("parent", "give either \"slot\" or \"parent\", not both");
+  if (!a.slot.empty() && !a.parent.empty()) r.fail("parent", "give either \"slot\" or \"parent\", not both");
   if (a.port >= 0 && a.slot.empty()) r.fail("port", "\"port\" needs a \"slot\"");
   if (const json* link = r.optional_object("link")) {
     if (!a.slot.empty()) r.fail("link", "\"link\" describes an on-board connection; a slot sets its own");
@@ -76,7 +75,8 @@ void read_cpus(ObjectReader& top, LayoutSpec& spec) {
     e.where = r.pointer();
     e.id = r.required_string("id");
     e.model = r.required_string("model");
-    e.socket = positive(r, "socket", r.optional_int("socket").value_or(static_cast<int>(spec.cpus.size())), 0, 63);
+    e.socket =
+        positive(r, "socket", r.optional_int("socket").value_or(static_cast<int>(spec.cpus.size())), 0, 63);
     e.numa = r.optional_int("numa").value_or(e.socket);
     e.reserved_lanes = positive(r, "reserved_lanes", r.optional_int("reserved_lanes").value_or(0), 0, 256);
     e.memory_bw_gbs = r.optional_number("memory_bw_gbs").value_or(0);
@@ -163,7 +163,8 @@ void read_nvlink(ObjectReader& top, LayoutSpec& spec) {
     NvLinkEntry e;
     e.where = r.pointer();
     const auto gpus = string_list(r, "gpus", true);
-    if (gpus.size() != 2) r.fail("gpus", "an NVLink joins exactly two GPUs, got " + std::to_string(gpus.size()));
+    if (gpus.size() != 2)
+      r.fail("gpus", "an NVLink joins exactly two GPUs, got " + std::to_string(gpus.size()));
     e.a = gpus[0];
     e.b = gpus[1];
     e.links = positive(r, "links", r.optional_int("links").value_or(0), 0, 18);
@@ -207,6 +208,8 @@ LayoutSpec parse_layout(const json& doc, const std::string& file) {
   return spec;
 }
 
-Topology load_layout(const std::string& path) { return build_topology(parse_layout(load_json_file(path), path)); }
+Topology load_layout(const std::string& path) {
+  return build_topology(parse_layout(load_json_file(path), path));
+}
 
 }  // namespace rigsim::topology

@@ -13,52 +13,52 @@ namespace rigsim::topology {
 
 /// A riser between a slot and a card (e.g. a USB "x1" mining riser, a Gen3 ribbon riser).
 struct RiserSpec {
-  int gen = 0;    // highest generation the riser carries (0 = no limit)
-  int width = 0;  // lanes the riser carries (0 = no limit)
+  int gen = 0;       // highest generation the riser carries (0 = no limit)
+  int width = 0;     // lanes the riser carries (0 = no limit)
   std::string kind;  // free text: "usb-x1", "ribbon", "slimsas"
 };
 
 /// How a PCIe device (GPU, NIC, switch, chipset) attaches: into a slot (optionally one port of a
 /// bifurcated slot), or directly to a parent (host bridge, switch, chipset) with an on-board link.
 struct PcieAttach {
-  std::string slot;           // slot id, or "" for an on-board link
-  int port = -1;              // port of a bifurcated slot, -1 when not bifurcated
-  std::string parent;         // on-board parent id when slot is ""
-  int gen = 0;                // on-board link generation (0 = from the devices)
-  int width = 0;              // on-board link width (0 = from the devices)
+  std::string slot;    // slot id, or "" for an on-board link
+  int port = -1;       // port of a bifurcated slot, -1 when not bifurcated
+  std::string parent;  // on-board parent id when slot is ""
+  int gen = 0;         // on-board link generation (0 = from the devices)
+  int width = 0;       // on-board link width (0 = from the devices)
   std::optional<RiserSpec> riser;
   std::string where;
 };
 
 struct CpuEntry {
   std::string id;
-  std::string model;          // CpuSpec key
-  int socket = 0;             // physical socket index
-  int numa = -1;              // NUMA node (-1: same as socket)
-  int reserved_lanes = 0;     // CPU lanes used by things outside the model (M.2 NVMe, onboard devices)
-  double memory_bw_gbs = 0;   // override of the catalog's DRAM bandwidth (0: catalog)
+  std::string model;         // CpuSpec key
+  int socket = 0;            // physical socket index
+  int numa = -1;             // NUMA node (-1: same as socket)
+  int reserved_lanes = 0;    // CPU lanes used by things outside the model (M.2 NVMe, onboard devices)
+  double memory_bw_gbs = 0;  // override of the catalog's DRAM bandwidth (0: catalog)
   std::string where;
 };
 
 struct HostBridgeEntry {
   std::string id;
   std::string cpu;
-  int lanes = 16;             // lanes of this root complex / root port group
+  int lanes = 16;  // lanes of this root complex / root port group
   std::string where;
 };
 
 struct ChipsetEntry {
   std::string id;
-  std::string model;          // ChipsetSpec key
-  std::string parent;         // host bridge (or CPU) id it hangs off
+  std::string model;   // ChipsetSpec key
+  std::string parent;  // host bridge (or CPU) id it hangs off
   std::string where;
 };
 
 struct SlotEntry {
   std::string id;
-  std::string parent;         // host bridge, switch or chipset id
-  int gen = 0;                // slot generation (0: parent's)
-  int width = 16;             // electrical width
+  std::string parent;            // host bridge, switch or chipset id
+  int gen = 0;                   // slot generation (0: parent's)
+  int width = 16;                // electrical width
   std::vector<int> bifurcation;  // widths of the ports when bifurcated, e.g. {4,4,4,4}; empty = not split
   std::string where;
 };
@@ -73,23 +73,23 @@ struct SwitchEntry {
 
 struct GpuEntry {
   std::string id;
-  std::string model;          // GpuSpec key
+  std::string model;  // GpuSpec key
   PcieAttach attach;
   std::string where;
 };
 
 struct NicEntry {
   std::string id;
-  std::string model;          // NicSpec key
+  std::string model;  // NicSpec key
   PcieAttach attach;
-  double speed_gbps = 0;      // override of the catalog line rate (0: catalog)
+  double speed_gbps = 0;  // override of the catalog line rate (0: catalog)
   std::string where;
 };
 
 /// NVLink between two GPUs: a bridge (PCIe cards) or board wiring (SXM).
 struct NvLinkEntry {
   std::string a, b;
-  int links = 0;              // 0: from the GPU catalog (bridge: all the card's links)
+  int links = 0;  // 0: from the GPU catalog (bridge: all the card's links)
   bool bridge = true;
   std::string where;
 };
@@ -97,27 +97,27 @@ struct NvLinkEntry {
 /// One NVSwitch fabric (NCCL folds all switch chips of a baseboard into one node).
 struct NvSwitchEntry {
   std::string id;
-  std::string model;          // NvSwitchSpec key
-  int chips = 1;              // switch chips on the baseboard (for display)
+  std::string model;  // NvSwitchSpec key
+  int chips = 1;      // switch chips on the baseboard (for display)
   std::vector<std::string> gpus;
-  int links_per_gpu = 0;      // 0: the GPU's NVLink count
+  int links_per_gpu = 0;  // 0: the GPU's NVLink count
   std::string where;
 };
 
 /// Socket-to-socket link (QPI / UPI / xGMI).
 struct InterSocketEntry {
-  std::string a, b;           // CPU ids
-  int links = 0;              // 0: the CPU catalog's default wiring
-  double effective_gbs = 0;   // override of the effective per-direction bandwidth (0: catalog)
+  std::string a, b;          // CPU ids
+  int links = 0;             // 0: the CPU catalog's default wiring
+  double effective_gbs = 0;  // override of the effective per-direction bandwidth (0: catalog)
   std::string where;
 };
 
 struct LayoutSpec {
-  std::string file;           // where it was read from, for errors
+  std::string file;  // where it was read from, for errors
   std::string name;
   std::string description;
-  std::vector<std::string> notes;  // sources and assumptions
-  double psu_w = 0;           // total PSU capacity, W (0: not declared)
+  std::vector<std::string> notes;   // sources and assumptions
+  double psu_w = 0;                 // total PSU capacity, W (0: not declared)
   bool p2p_patched_driver = false;  // tinygrad-style patched driver enables GeForce PCIe P2P
   std::vector<CpuEntry> cpus;
   std::vector<HostBridgeEntry> host_bridges;

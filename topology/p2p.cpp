@@ -76,12 +76,13 @@ P2pDecision decide_p2p(const Topology& topo, DeviceId a, DeviceId b, const P2pPo
                        std::size_t gpu_count) {
   P2pDecision d = hardware_p2p(topo, a, b);
   if (!d.allowed || a == b) return d;
-  const PathClass level = policy.disable ? PathClass::LOC : policy.level.value_or(default_p2p_level(topo, gpu_count));
+  const PathClass level =
+      policy.disable ? PathClass::LOC : policy.level.value_or(default_p2p_level(topo, gpu_count));
   if (d.path > level) {
     d.allowed = false;
-    const std::string why = policy.disable         ? "P2P disabled (NCCL_P2P_DISABLE)"
-                            : policy.level         ? "the P2P level set by the user"
-                                                   : "NCCL's default P2P level";
+    const std::string why = policy.disable ? "P2P disabled (NCCL_P2P_DISABLE)"
+                            : policy.level ? "the P2P level set by the user"
+                                           : "NCCL's default P2P level";
     d.reason = "path " + std::string(to_string(d.path)) + " is beyond " + why + " " +
                std::string(to_string(level)) + "; NCCL stages through host memory (SHM)";
     if (!policy.level && !policy.disable) d.reason += " unless NCCL_P2P_LEVEL is raised";

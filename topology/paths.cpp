@@ -61,10 +61,9 @@ std::pair<std::vector<DeviceId>, std::vector<LinkId>> bfs_route(const G& g, Devi
   rec.target = b;
   std::vector<boost::default_color_type> color(n);
   try {
-    boost::breadth_first_search(
-        g, a,
-        boost::visitor(rec).color_map(
-            boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g))));
+    boost::breadth_first_search(g, a,
+                                boost::visitor(rec).color_map(boost::make_iterator_property_map(
+                                    color.begin(), boost::get(boost::vertex_index, g))));
   } catch (const Found&) {
   }
   if (pred[b] == kNone) return {};
@@ -105,11 +104,18 @@ void classify_pcie(const Topology& t, Path& p) {
     }
   for (std::size_t i = 1; i + 1 < p.devices.size(); ++i) {
     switch (t.device(p.devices[i]).kind) {
-      case DeviceKind::Cpu: through_cpu = true; break;
-      case DeviceKind::HostBridge: through_bridge = true; break;
+      case DeviceKind::Cpu:
+        through_cpu = true;
+        break;
+      case DeviceKind::HostBridge:
+        through_bridge = true;
+        break;
       case DeviceKind::Switch:
-      case DeviceKind::Chipset: ++switches; break;
-      default: break;
+      case DeviceKind::Chipset:
+        ++switches;
+        break;
+      default:
+        break;
     }
   }
   if (through_cpu) {

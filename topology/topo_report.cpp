@@ -7,7 +7,9 @@
 namespace rigsim::topology {
 namespace {
 
-double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+double round3(double x) {
+  return std::round(x * 1000.0) / 1000.0;
+}
 
 std::vector<DeviceId> matrix_devices(const Topology& topo) {
   std::vector<DeviceId> out = topo.gpus();
@@ -37,7 +39,8 @@ const char* kLegend =
     "Legend:\n\n"
     "  X    = Self\n"
     "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
-    "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+    "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA "
+    "node\n"
     "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
     "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
     "  PIX  = Connection traversing at most a single PCIe bridge\n"
@@ -77,13 +80,14 @@ void write_links(std::ostringstream& out, const Topology& topo) {
     const Link& l = topo.link(*up);
     const std::string link = "Gen" + std::to_string(l.gen) + " x" + std::to_string(l.width);
     out << pad(d.name, 12) << pad(d.model, 20) << pad(parent_name(topo, d.id), 12)
-        << pad(l.slot.empty() ? "on-board" : l.slot, 10) << pad(link, 12) << pad(fixed(l.bandwidth.gb_per_s(), 2), 8)
-        << (l.limited_by.empty() ? l.note : l.limited_by) << "\n";
+        << pad(l.slot.empty() ? "on-board" : l.slot, 10) << pad(link, 12)
+        << pad(fixed(l.bandwidth.gb_per_s(), 2), 8) << (l.limited_by.empty() ? l.note : l.limited_by) << "\n";
   }
   for (const auto& l : topo.links()) {
     if (l.kind != LinkKind::NvLink && l.kind != LinkKind::InterSocket) continue;
-    const std::string what = l.kind == LinkKind::NvLink ? "NVLink" + std::to_string(l.gen) + " x" + std::to_string(l.width)
-                                                        : "inter-socket";
+    const std::string what = l.kind == LinkKind::NvLink
+                                 ? "NVLink" + std::to_string(l.gen) + " x" + std::to_string(l.width)
+                                 : "inter-socket";
     out << pad(topo.device(l.up).name + "<->" + topo.device(l.down).name, 24) << pad(what, 20)
         << pad(fixed(l.bandwidth.gb_per_s(), 2), 8) << l.note << "\n";
   }
@@ -95,15 +99,16 @@ void write_lane_budget(std::ostringstream& out, const Topology& topo) {
     if (d.kind != DeviceKind::Cpu && d.kind != DeviceKind::HostBridge && d.kind != DeviceKind::Switch &&
         d.kind != DeviceKind::Chipset)
       continue;
-    out << "  " << pad(d.name, 12) << pad(std::string(to_string(d.kind)), 13) << d.lanes_used << " of " << d.lanes
-        << " lanes used\n";
+    out << "  " << pad(d.name, 12) << pad(std::string(to_string(d.kind)), 13) << d.lanes_used << " of "
+        << d.lanes << " lanes used\n";
   }
 }
 
 void write_p2p(std::ostringstream& out, const Topology& topo, const P2pPolicy& policy) {
   const auto gpus = topo.gpus();
-  out << "\nP2P (what NCCL would use; level " << to_string(policy.disable ? PathClass::LOC
-                                                           : policy.level.value_or(default_p2p_level(topo, gpus.size())))
+  out << "\nP2P (what NCCL would use; level "
+      << to_string(policy.disable ? PathClass::LOC
+                                  : policy.level.value_or(default_p2p_level(topo, gpus.size())))
       << "):\n\n"
       << pad("", 8);
   for (DeviceId g : gpus) out << pad(label(topo, g), 6);
@@ -115,7 +120,8 @@ void write_p2p(std::ostringstream& out, const Topology& topo, const P2pPolicy& p
       const auto d = decide_p2p(topo, a, b, policy, gpus.size());
       out << pad(a == b ? "X" : (d.allowed ? "OK" : "NS"), 6);
       if (a < b)
-        reasons.push_back(label(topo, a) + "-" + label(topo, b) + ": " + (d.allowed ? "OK, " : "no, ") + d.reason);
+        reasons.push_back(label(topo, a) + "-" + label(topo, b) + ": " + (d.allowed ? "OK, " : "no, ") +
+                          d.reason);
     }
     out << "\n";
   }
@@ -154,21 +160,33 @@ nlohmann::json topo_json(const Topology& topo, const P2pPolicy& policy) {
   out["description"] = topo.description();
   auto link_json = [&](DeviceId id) {
     const Link& l = topo.link(*topo.uplink(id));
-    return json{{"gen", l.gen}, {"width", l.width}, {"gbps", round3(l.bandwidth.gb_per_s())},
-                {"slot", l.slot}, {"parent", topo.device(l.up).name}, {"limited_by", l.limited_by}};
+    return json{{"gen", l.gen},
+                {"width", l.width},
+                {"gbps", round3(l.bandwidth.gb_per_s())},
+                {"slot", l.slot},
+                {"parent", topo.device(l.up).name},
+                {"limited_by", l.limited_by}};
   };
   json gpus = json::array();
   const auto gpu_ids = topo.gpus();
   for (std::size_t i = 0; i < gpu_ids.size(); ++i) {
     const Device& d = topo.device(gpu_ids[i]);
-    gpus.push_back({{"id", d.name}, {"index", i}, {"model", d.model}, {"name", std::string(d.gpu->name)},
-                    {"numa", d.numa}, {"cpu", topo.device(topo.socket_of(d.id)).name}, {"link", link_json(d.id)}});
+    gpus.push_back({{"id", d.name},
+                    {"index", i},
+                    {"model", d.model},
+                    {"name", std::string(d.gpu->name)},
+                    {"numa", d.numa},
+                    {"cpu", topo.device(topo.socket_of(d.id)).name},
+                    {"link", link_json(d.id)}});
   }
   out["gpus"] = gpus;
   json nics = json::array();
   for (DeviceId n : topo.nics()) {
     const Device& d = topo.device(n);
-    nics.push_back({{"id", d.name}, {"model", d.model}, {"speed_gbps", d.nic_gbps}, {"numa", d.numa},
+    nics.push_back({{"id", d.name},
+                    {"model", d.model},
+                    {"speed_gbps", d.nic_gbps},
+                    {"numa", d.numa},
                     {"link", link_json(d.id)}});
   }
   out["nics"] = nics;
@@ -191,14 +209,16 @@ nlohmann::json topo_json(const Topology& topo, const P2pPolicy& policy) {
   }
   out["p2p"] = p2p;
   out["p2p_reasons"] = reasons;
-  out["p2p_level"] = std::string(
-      to_string(policy.disable ? PathClass::LOC : policy.level.value_or(default_p2p_level(topo, gpu_ids.size()))));
+  out["p2p_level"] = std::string(to_string(
+      policy.disable ? PathClass::LOC : policy.level.value_or(default_p2p_level(topo, gpu_ids.size()))));
   out["nccl_paths"] = nccl;
   json budget = json::array();
   for (const auto& d : topo.devices())
     if (d.kind == DeviceKind::Cpu || d.kind == DeviceKind::HostBridge || d.kind == DeviceKind::Switch ||
         d.kind == DeviceKind::Chipset)
-      budget.push_back({{"device", d.name}, {"kind", std::string(to_string(d.kind))}, {"used", d.lanes_used},
+      budget.push_back({{"device", d.name},
+                        {"kind", std::string(to_string(d.kind))},
+                        {"used", d.lanes_used},
                         {"available", d.lanes}});
   out["lane_budget"] = budget;
   out["warnings"] = topo.warnings();
@@ -209,8 +229,10 @@ std::string topo_dot(const Topology& topo) {
   std::ostringstream out;
   out << "graph \"" << topo.name() << "\" {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n";
   for (const auto& d : topo.devices()) {
-    const char* shape = d.kind == DeviceKind::Gpu ? "box" : d.kind == DeviceKind::Cpu ? "doubleoctagon"
-                        : d.kind == DeviceKind::Nic ? "parallelogram" : "ellipse";
+    const char* shape = d.kind == DeviceKind::Gpu   ? "box"
+                        : d.kind == DeviceKind::Cpu ? "doubleoctagon"
+                        : d.kind == DeviceKind::Nic ? "parallelogram"
+                                                    : "ellipse";
     out << "  \"" << d.name << "\" [shape=" << shape << ", label=\"" << d.name
         << (d.model.empty() ? "" : "\\n" + d.model) << "\"];\n";
   }
@@ -223,8 +245,8 @@ std::string topo_dot(const Topology& topo) {
     else if (l.kind == LinkKind::InterSocket)
       label = "inter-socket";
     const char* style = l.kind == LinkKind::NvLink ? ", color=green, penwidth=2" : "";
-    out << "  \"" << topo.device(l.up).name << "\" -- \"" << topo.device(l.down).name << "\" [label=\"" << label
-        << " " << fixed(l.bandwidth.gb_per_s(), 1) << " GB/s\"" << style << "];\n";
+    out << "  \"" << topo.device(l.up).name << "\" -- \"" << topo.device(l.down).name << "\" [label=\""
+        << label << " " << fixed(l.bandwidth.gb_per_s(), 1) << " GB/s\"" << style << "];\n";
   }
   out << "}\n";
   return out.str();

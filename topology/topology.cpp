@@ -36,42 +36,76 @@ std::optional<PathClass> parse_path_class(std::string_view s) {
 
 std::string_view to_string(DeviceKind k) {
   switch (k) {
-    case DeviceKind::Cpu: return "cpu";
-    case DeviceKind::HostBridge: return "host_bridge";
-    case DeviceKind::Chipset: return "chipset";
-    case DeviceKind::Switch: return "switch";
-    case DeviceKind::Gpu: return "gpu";
-    case DeviceKind::Nic: return "nic";
-    case DeviceKind::NvSwitch: return "nvswitch";
-    case DeviceKind::NetSwitch: return "network_switch";
+    case DeviceKind::Cpu:
+      return "cpu";
+    case DeviceKind::HostBridge:
+      return "host_bridge";
+    case DeviceKind::Chipset:
+      return "chipset";
+    case DeviceKind::Switch:
+      return "switch";
+    case DeviceKind::Gpu:
+      return "gpu";
+    case DeviceKind::Nic:
+      return "nic";
+    case DeviceKind::NvSwitch:
+      return "nvswitch";
+    case DeviceKind::NetSwitch:
+      return "network_switch";
   }
   return "?";
 }
 
 std::string_view to_string(LinkKind k) {
   switch (k) {
-    case LinkKind::Pcie: return "pcie";
-    case LinkKind::Internal: return "internal";
-    case LinkKind::ChipsetUplink: return "chipset_uplink";
-    case LinkKind::InterSocket: return "inter_socket";
-    case LinkKind::NvLink: return "nvlink";
-    case LinkKind::Network: return "network";
+    case LinkKind::Pcie:
+      return "pcie";
+    case LinkKind::Internal:
+      return "internal";
+    case LinkKind::ChipsetUplink:
+      return "chipset_uplink";
+    case LinkKind::InterSocket:
+      return "inter_socket";
+    case LinkKind::NvLink:
+      return "nvlink";
+    case LinkKind::Network:
+      return "network";
   }
   return "?";
 }
 
 Topology::Topology(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
-const std::string& Topology::name() const { return impl_->name; }
-const std::string& Topology::description() const { return impl_->description; }
-const std::vector<std::string>& Topology::notes() const { return impl_->notes; }
-double Topology::psu_w() const { return impl_->psu_w; }
-bool Topology::p2p_patched_driver() const { return impl_->p2p_patched_driver; }
-const std::vector<Device>& Topology::devices() const { return impl_->devices; }
-const std::vector<Link>& Topology::links() const { return impl_->links; }
-const Device& Topology::device(DeviceId id) const { return impl_->devices.at(id); }
-const Link& Topology::link(LinkId id) const { return impl_->links.at(id); }
-const std::vector<std::string>& Topology::warnings() const { return impl_->warnings; }
+const std::string& Topology::name() const {
+  return impl_->name;
+}
+const std::string& Topology::description() const {
+  return impl_->description;
+}
+const std::vector<std::string>& Topology::notes() const {
+  return impl_->notes;
+}
+double Topology::psu_w() const {
+  return impl_->psu_w;
+}
+bool Topology::p2p_patched_driver() const {
+  return impl_->p2p_patched_driver;
+}
+const std::vector<Device>& Topology::devices() const {
+  return impl_->devices;
+}
+const std::vector<Link>& Topology::links() const {
+  return impl_->links;
+}
+const Device& Topology::device(DeviceId id) const {
+  return impl_->devices.at(id);
+}
+const Link& Topology::link(LinkId id) const {
+  return impl_->links.at(id);
+}
+const std::vector<std::string>& Topology::warnings() const {
+  return impl_->warnings;
+}
 
 std::optional<DeviceId> Topology::try_find(std::string_view name) const {
   auto it = impl_->by_name.find(name);
@@ -91,7 +125,9 @@ std::vector<DeviceId> Topology::of_kind(DeviceKind k) const {
   return out;
 }
 
-std::optional<LinkId> Topology::uplink(DeviceId d) const { return impl_->uplink.at(d); }
+std::optional<LinkId> Topology::uplink(DeviceId d) const {
+  return impl_->uplink.at(d);
+}
 
 DeviceId Topology::socket_of(DeviceId d) const {
   const int socket = device(d).socket;

@@ -22,15 +22,15 @@ enum class DeviceKind { Cpu, HostBridge, Chipset, Switch, Gpu, Nic, NvSwitch, Ne
 
 struct Device {
   DeviceId id = 0;
-  std::string name;   // the layout's id, e.g. "gpu0"
+  std::string name;  // the layout's id, e.g. "gpu0"
   DeviceKind kind = DeviceKind::Gpu;
-  std::string model;  // catalog key ("" for host bridges)
-  int node = 0;       // server index in a multi-node cluster (0 for a single server)
-  int socket = -1;    // index of the CPU socket it belongs to, unique across nodes (-1: NVSwitch, NetSwitch)
-  int numa = -1;      // NUMA node of that socket
-  int lanes = 0;      // lane budget: host bridge lanes, switch lanes, chipset downstream lanes, CPU lanes
-  int lanes_used = 0; // lanes taken by what hangs below it (slots, uplinks, host bridges)
-  int pcie_gen = 0;   // highest generation the device supports
+  std::string model;   // catalog key ("" for host bridges)
+  int node = 0;        // server index in a multi-node cluster (0 for a single server)
+  int socket = -1;     // index of the CPU socket it belongs to, unique across nodes (-1: NVSwitch, NetSwitch)
+  int numa = -1;       // NUMA node of that socket
+  int lanes = 0;       // lane budget: host bridge lanes, switch lanes, chipset downstream lanes, CPU lanes
+  int lanes_used = 0;  // lanes taken by what hangs below it (slots, uplinks, host bridges)
+  int pcie_gen = 0;    // highest generation the device supports
   // Catalog entries (exactly one is set, matching `kind`; none for host bridges).
   const GpuSpec* gpu = nullptr;
   const CpuSpec* cpu = nullptr;
@@ -38,9 +38,9 @@ struct Device {
   const SwitchSpec* pcie_switch = nullptr;
   const NicSpec* nic = nullptr;
   const NvSwitchSpec* nvswitch = nullptr;
-  double memory_bw_gbs = 0;  // CPU: DRAM bandwidth of the socket, GB/s
-  double nic_gbps = 0;       // NIC: line rate, Gbit/s
-  bool acs_redirect = false; // switch: P2P between its ports goes up to the root complex
+  double memory_bw_gbs = 0;   // CPU: DRAM bandwidth of the socket, GB/s
+  double nic_gbps = 0;        // NIC: line rate, Gbit/s
+  bool acs_redirect = false;  // switch: P2P between its ports goes up to the root complex
 };
 
 enum class LinkKind {
@@ -58,8 +58,8 @@ struct Link {
   DeviceId up = 0;    // the end nearer the CPU (for NVLink: the first GPU)
   DeviceId down = 0;  // the other end
   LinkKind kind = LinkKind::Pcie;
-  int gen = 0;        // PCIe or NVLink generation (negotiated for PCIe)
-  int width = 0;      // PCIe lanes (negotiated) or NVLink link count
+  int gen = 0;               // PCIe or NVLink generation (negotiated for PCIe)
+  int width = 0;             // PCIe lanes (negotiated) or NVLink link count
   BytesPerSecond bandwidth;  // per direction: wire rate (PCIe, NVLink) or effective (inter-socket)
   std::string slot;          // slot id (and port) the link goes through, "" if on-board
   std::string limited_by;    // what set the negotiated gen/width, e.g. "riser x1", "slot x8"

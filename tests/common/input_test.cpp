@@ -46,7 +46,8 @@ TEST(Input, WrongTypeSaysWhatWasExpected) {
     FAIL();
   } catch (const InputError& err) {
     EXPECT_EQ(err.location(), "/lanes");
-    EXPECT_NE(std::string(err.what()).find("expected an integer, got a string"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("expected an integer, got a string"), std::string::npos)
+        << err.what();
   }
 }
 
@@ -59,7 +60,9 @@ TEST(Input, SyntaxErrorsGiveLineAndColumn) {
   }
 }
 
-TEST(Input, MissingFileIsAnInputError) { EXPECT_THROW(load_json_file("/nonexistent/x.json"), InputError); }
+TEST(Input, MissingFileIsAnInputError) {
+  EXPECT_THROW(load_json_file("/nonexistent/x.json"), InputError);
+}
 
 TEST(Suggest, ClosestMatchFindsTyposButNotStrangers) {
   EXPECT_EQ(closest_match("rtx-3900", {"rtx-3090", "rtx-4090", "a100-sxm4-80gb"}), "rtx-3090");

@@ -26,7 +26,9 @@ std::vector<std::string> layout_names() {
 
 class TopoGolden : public ::testing::TestWithParam<std::string> {
  protected:
-  fs::path layout() const { return fs::path(RIGSIM_SOURCE_DIR) / "scenarios/layouts" / (GetParam() + ".json"); }
+  fs::path layout() const {
+    return fs::path(RIGSIM_SOURCE_DIR) / "scenarios/layouts" / (GetParam() + ".json");
+  }
   nlohmann::json report() const {
     return topology::topo_json(topology::load_layout(layout().string()), topology::P2pPolicy{});
   }
@@ -42,7 +44,8 @@ TEST_P(TopoGolden, ReportMatchesReviewedExpectation) {
 }
 
 TEST_P(TopoGolden, MatricesMatchTheOnesDerivedFromTheHardware) {
-  const fs::path derived = fs::path(RIGSIM_SOURCE_DIR) / "scenarios/expected/topo-derived" / (GetParam() + ".json");
+  const fs::path derived =
+      fs::path(RIGSIM_SOURCE_DIR) / "scenarios/expected/topo-derived" / (GetParam() + ".json");
   ASSERT_TRUE(fs::exists(derived)) << derived << " is missing";
   const auto want = load_json_file(derived.string());
   const auto got = report();
@@ -51,13 +54,12 @@ TEST_P(TopoGolden, MatricesMatchTheOnesDerivedFromTheHardware) {
   EXPECT_EQ(want.at("p2p"), got.at("p2p")) << "derivation: " << want.at("derivation").dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, TopoGolden, ::testing::ValuesIn(layout_names()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Layouts, TopoGolden, ::testing::ValuesIn(layout_names()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 
 }  // namespace
 }  // namespace rigsim

@@ -21,7 +21,8 @@ std::string desktop(const std::string& gpus, const std::string& extra = "") {
 void expect_rejected(const std::string& text, const std::string& location, const std::string& phrase) {
   auto [where, what] = input_error_of([&] { layout_from_text(text); });
   EXPECT_EQ(where, location) << what;
-  EXPECT_NE(what.find(phrase), std::string::npos) << "message: " << what << "\nexpected to contain: " << phrase;
+  EXPECT_NE(what.find(phrase), std::string::npos)
+      << "message: " << what << "\nexpected to contain: " << phrase;
 }
 
 TEST(LayoutValidation, AcceptsAMinimalDesktop) {
@@ -76,7 +77,8 @@ TEST(LayoutValidation, MoreLanesThanTheCpuIsRejected) {
 }
 
 TEST(LayoutValidation, ReservedLanesCountAgainstTheCpu) {
-  const std::string text = R"({"name": "t", "cpus": [{"id": "cpu0", "model": "ryzen-5000", "reserved_lanes": 12}],
+  const std::string text =
+      R"({"name": "t", "cpus": [{"id": "cpu0", "model": "ryzen-5000", "reserved_lanes": 12}],
     "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}],
     "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}]})";
   expect_rejected(text, "/cpus/0", "12 reserved");
@@ -120,9 +122,12 @@ TEST(LayoutValidation, XgmiLinksTakeLanesFromEachEpycSocket) {
   // but with 3 xGMI links (80 lanes each, 160 in the system) they do.
   std::string bridges;
   for (int i = 0; i < 5; ++i)
-    bridges += std::string(i ? "," : "") + R"({"id": "rc)" + std::to_string(i) + R"(", "cpu": "cpu0", "lanes": 16})";
-  const std::string base = R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002"}, {"id": "cpu1", "model": "epyc-7002"}],
-    "host_bridges": [)" + bridges + R"(, {"id": "rcb", "cpu": "cpu1", "lanes": 16}],
+    bridges +=
+        std::string(i ? "," : "") + R"({"id": "rc)" + std::to_string(i) + R"(", "cpu": "cpu0", "lanes": 16})";
+  const std::string base =
+      R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002"}, {"id": "cpu1", "model": "epyc-7002"}],
+    "host_bridges": [)" +
+      bridges + R"(, {"id": "rcb", "cpu": "cpu1", "lanes": 16}],
     "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"}], "inter_socket": [{"a": "cpu0", "b": "cpu1", "links": )";
   expect_rejected(base + "4}]}", "/cpus/0", "x16 per xGMI link");
   EXPECT_NO_THROW(layout_from_text(base + "3}]}"));
@@ -146,8 +151,9 @@ TEST(LayoutValidation, MoreNvlinksThanTheGpuHasAreRejected) {
 }
 
 TEST(LayoutValidation, NvswitchNeedsSxmGpus) {
-  const std::string text = desktop(R"({"id": "g0", "model": "rtx-3090", "slot": "s1"})",
-                                   R"(, "nvswitches": [{"id": "nvs", "model": "nvswitch-gen2", "gpus": ["g0"]}])");
+  const std::string text =
+      desktop(R"({"id": "g0", "model": "rtx-3090", "slot": "s1"})",
+              R"(, "nvswitches": [{"id": "nvs", "model": "nvswitch-gen2", "gpus": ["g0"]}])");
   expect_rejected(text, "/nvswitches/0/gpus/0", "needs SXM NVLink");
 }
 
@@ -157,7 +163,8 @@ TEST(LayoutValidation, ReferenceToMissingParentSuggestsTheClosest) {
 }
 
 TEST(LayoutValidation, InterSocketLinkOnASingleSocketPartIsRejected) {
-  const std::string text = R"({"name": "t", "cpus": [{"id": "a", "model": "ryzen-5000"}, {"id": "b", "model": "ryzen-5000"}],
+  const std::string text =
+      R"({"name": "t", "cpus": [{"id": "a", "model": "ryzen-5000"}, {"id": "b", "model": "ryzen-5000"}],
     "host_bridges": [{"id": "rc0", "cpu": "a", "lanes": 16}, {"id": "rc1", "cpu": "b", "lanes": 16}],
     "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}]})";
   expect_rejected(text, "/cpus", "single-socket part");
@@ -165,8 +172,8 @@ TEST(LayoutValidation, InterSocketLinkOnASingleSocketPartIsRejected) {
 
 TEST(NegotiatedLink, IsTheMinimumOfDeviceSlotAndRiser) {
   // RTX 3090 (Gen4 x16) in a Gen3 x16 slot through a USB x1 riser: Gen3 x1 = 0.985 GB/s per direction.
-  const Topology t = layout_from_text(desktop(
-      R"({"id": "g0", "model": "rtx-3090", "slot": "s1", "riser": {"width": 1, "kind": "usb-x1"}})"));
+  const Topology t = layout_from_text(
+      desktop(R"({"id": "g0", "model": "rtx-3090", "slot": "s1", "riser": {"width": 1, "kind": "usb-x1"}})"));
   const Link& l = t.link(*t.uplink(t.find("g0")));
   EXPECT_EQ(l.gen, 4);
   EXPECT_EQ(l.width, 1);
@@ -190,7 +197,8 @@ TEST(NegotiatedLink, MoreLanesNeverMeansLessBandwidth) {
   for (int width : {1, 2, 4, 8, 16}) {
     const std::string text = R"({"name": "t", "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
       "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 20}],
-      "slots": [{"id": "s1", "parent": "rc0", "width": )" + std::to_string(width) + R"(}],
+      "slots": [{"id": "s1", "parent": "rc0", "width": )" +
+                             std::to_string(width) + R"(}],
       "gpus": [{"id": "g0", "model": "rtx-3090", "slot": "s1"}]})";
     const Topology t = layout_from_text(text);
     const double bw = t.link(*t.uplink(t.find("g0"))).bandwidth.gb_per_s();
@@ -217,7 +225,8 @@ TEST(Power, WarnsWhenSustainedAndTransientLoadExceedThePsu) {
 }
 
 TEST(Power, NoWarningWithAmplePsu) {
-  const Topology t = layout_from_text(R"({"name": "t", "psu_w": 2000, "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
+  const Topology t =
+      layout_from_text(R"({"name": "t", "psu_w": 2000, "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
     "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 20}],
     "gpus": [{"id": "g0", "model": "rtx-3060-12gb", "parent": "rc0"}]})");
   EXPECT_TRUE(t.warnings().empty());

@@ -34,7 +34,9 @@ TEST_F(DualRootPlx, OtherSocketIsSys) {
   EXPECT_EQ(path("g0", "g4").nccl, PathClass::SYS);
 }
 
-TEST_F(DualRootPlx, NicOnTheHostBridgeIsPhb) { EXPECT_EQ(path("g0", "ib0").smi, "PHB"); }
+TEST_F(DualRootPlx, NicOnTheHostBridgeIsPhb) {
+  EXPECT_EQ(path("g0", "ib0").smi, "PHB");
+}
 
 TEST_F(DualRootPlx, BottleneckIsTheSlowestLink) {
   // Cross-socket: Gen3 x16 links (15.76 GB/s) and the Broadwell QPI at NCCL's 6 GB/s effective.
@@ -71,8 +73,8 @@ TEST_F(DualRootPlx, P2pLevelOverrideAndDisable) {
 
 TEST_F(DualRootPlx, RaisingTheP2pLevelNeverRemovesP2p) {
   const auto gpus = t.gpus();
-  const PathClass levels[] = {PathClass::LOC, PathClass::NVL, PathClass::PIX, PathClass::PXB, PathClass::PHB,
-                              PathClass::SYS};
+  const PathClass levels[] = {PathClass::LOC, PathClass::NVL, PathClass::PIX,
+                              PathClass::PXB, PathClass::PHB, PathClass::SYS};
   for (DeviceId a : gpus)
     for (DeviceId b : gpus) {
       bool before = false;
@@ -194,19 +196,25 @@ TEST(Cluster, NodesAreJoinedThroughTheirNics) {
 }
 
 TEST(Cluster, SingleSocketServersFormAClusterToo) {
-  const LayoutSpec spec = parse_layout(parse_json_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002"}],
+  const LayoutSpec spec =
+      parse_layout(parse_json_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002"}],
     "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16}],
     "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"}],
-    "nics": [{"id": "nic0", "model": "connectx-6-200g", "parent": "rc1"}]})", "t.json"), "t.json");
+    "nics": [{"id": "nic0", "model": "connectx-6-200g", "parent": "rc1"}]})",
+                                   "t.json"),
+                   "t.json");
   const Topology t = build_cluster(spec, 3);
   EXPECT_EQ(t.gpus().size(), 3u);
   EXPECT_EQ(t.path(t.find("n0/g0"), t.find("n2/g0")).nccl, PathClass::NET);
 }
 
 TEST(Cluster, LayoutWithoutNicCannotFormACluster) {
-  const LayoutSpec spec = parse_layout(parse_json_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
+  const LayoutSpec spec =
+      parse_layout(parse_json_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
     "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 20}],
-    "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}]})", "t.json"), "t.json");
+    "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}]})",
+                                   "t.json"),
+                   "t.json");
   EXPECT_THROW(build_cluster(spec, 2), InputError);
 }
 
