@@ -32,7 +32,7 @@ constexpr FactorKey kFactors[] = {
     {"memory_efficiency", &CostModel::memory_efficiency},
     {"network_efficiency", &CostModel::network_efficiency},
     {"gpu_memory_efficiency", &CostModel::gpu_memory_efficiency},
-    {"shm_efficiency", &CostModel::shm_efficiency},
+    {"pcie_duplex_efficiency", &CostModel::pcie_duplex_efficiency},
 };
 
 constexpr DurationKey kDurations[] = {
@@ -81,12 +81,16 @@ void set_bandwidth_defaults(CostModel& m) {
   // memory bandwidth (data/p2p): RTX 6000 Ada 813.8/960 = 0.85, RTX 2080 Ti 541.8/616 = 0.88, A100 80GB
   // 1533/2039 = 0.75, RTX 5090 1517/1792 = 0.85: [D] mean 0.83.
   m.gpu_memory_efficiency = 0.83;
-  // Host-staged GPU->GPU copies (P2P=Disabled) reach only part of their slower leg: 5.71 of 12.9 GB/s
-  // (2x RTX 2080 Ti, Gen3 switch) = 0.44; 11.28 of 27.12 (3090 pair, P2P-on figure) = 0.42; 22.2 of
-  // 26.3 (RTX 6000 Ada, two Genoa/WRX90 rigs) = 0.85; 38.2 of 51.7 (RTX 5090 Gen5) = 0.74; 3.32 and 5.55
-  // of 12.9 (3070 Ti on TR 2950X UMA/NUMA) = 0.26/0.43 (data/p2p, dev-cases.json). [D] median 0.44;
-  // 0.5 would be two legs that do not overlap at all. Older Intel hosts sit at the median.
-  m.shm_efficiency = 0.45;
+  // A PCIe link carrying host DMA in both directions at once loses per-direction throughput: the
+  // H2D side is a DMA read whose read-request TLPs travel upstream with the D2H data, and ACK /
+  // flow-control DLLPs of each direction ride on the other (§2.1, §7 "Simultaneous H2D+D2H can halve
+  // H2D"). NVIDIA/nvbandwidth#53, 8x A100-SXM4 (Gen4 x16, 31.5 GB/s wire per direction),
+  // host_to_device / device_to_host_bidirectional_memcpy_ce: H2D ~11 + D2H ~25 = 36 GB/s of 2 x 31.5
+  // [D] 0.571 (one direction alone: 25 of 31.5 = 0.79); NVIDIA/nvbandwidth#11 (A100, same tests)
+  // 12-13 + 24 = 36-37 of 63 = 0.57-0.59. Both directions of a PCIe or chipset link together carry at
+  // most pcie_duplex_efficiency x 2 x wire; one direction alone (pcie_efficiency 0.82 < 2 x 0.57) is
+  // unaffected.
+  m.pcie_duplex_efficiency = 0.57;
 }
 
 void set_latency_defaults(CostModel& m) {

@@ -20,7 +20,7 @@ struct CostModel {
   double memory_efficiency = 0;        // host DRAM achievable / theoretical
   double network_efficiency = 0;       // NIC line rate -> payload
   double gpu_memory_efficiency = 0;    // device-local copy: achieved / catalog memory bandwidth
-  double shm_efficiency = 0;           // host-staged copy alone: throughput / its slower leg's bandwidth
+  double pcie_duplex_efficiency = 0;   // PCIe link carrying host DMA both ways: total / (2 x wire rate)
 
   // --- latencies ---
   Seconds pcie_hop_latency;      // per PCIe link crossed

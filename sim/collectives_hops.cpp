@@ -188,9 +188,7 @@ StageEstimate estimate_stage(const calibration::CostModel& cost, const std::vect
   for (const Connection& c : connections) {
     const double setup = transport_setup(cost, c).value;
     double eff = factor(cost.pcie_efficiency);
-    if (c.transport == Transport::Shm) {
-      eff *= factor(cost.shm_efficiency);
-    } else if (c.transport == Transport::Net) {
+    if (c.transport == Transport::Net) {
       eff = factor(cost.network_efficiency);
     } else if (c.path == PathClass::NVL || c.path == PathClass::NVB) {
       eff = factor(cost.nvlink_efficiency);

@@ -1,6 +1,7 @@
 // run_p2p_bench(): plans every copy of p2pBandwidthLatencyTest and bandwidthTest as phases of one
 // transfer DAG (each phase starts when the previous one has finished), runs it once, and reads the
-// bandwidths and latencies off the timings.
+// bandwidths and latencies off the timings. Copies without peer access are the driver's staged
+// cudaMemcpyPeer (D2H, then H2D), not NCCL's pipelined SHM transport.
 #include "sim/p2p_bench.hpp"
 
 #include <algorithm>
@@ -17,11 +18,16 @@ using topology::DeviceId;
 /// Transfers grouped in phases that run one after the other.
 class PhasedPlan {
  public:
-  /// Adds a phase; returns the indices of its transfers.
+  /// Adds a phase; returns the indices of its transfers. A transfer's `after`, if any, holds indices
+  /// into `phase` (a staged copy's H2D leg after its D2H leg); every transfer also waits for the
+  /// previous phase.
   std::vector<std::size_t> add(std::vector<Transfer> phase) {
     std::vector<std::size_t> ids;
+    const std::size_t base = transfers_.size();
     for (Transfer& t : phase) {
+      std::vector<std::size_t> local = std::move(t.after);
       t.after = previous_;
+      for (std::size_t l : local) t.after.push_back(base + l);
       ids.push_back(transfers_.size());
       transfers_.push_back(std::move(t));
     }
@@ -51,6 +57,22 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
   return x;
 }
 
+/// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
+/// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
+/// host buffers of the sender's socket as store-and-forward, a D2H and then an H2D that do not overlap
+/// (published P2P=Disabled runs sit at 0.42-0.5 of one leg), so two dependent host copies.
+void append_copy(std::vector<Transfer>& phase, DeviceId src, DeviceId dst, DeviceId staging, Bytes bytes,
+                 bool peer, const std::string& tag) {
+  if (peer) {
+    phase.push_back(copy(src, dst, bytes, Transport::P2p, tag));
+    return;
+  }
+  phase.push_back(copy(src, staging, bytes, Transport::HostCopy, tag + " d2h"));
+  Transfer h2d = copy(staging, dst, bytes, Transport::HostCopy, tag + " h2d");
+  h2d.after = {phase.size() - 1};
+  phase.push_back(std::move(h2d));
+}
+
 /// Seconds from the phase's start to its last finish.
 double phase_seconds(const RunResult& r, const std::vector<std::size_t>& ids) {
   double start = r.transfers[ids.front()].start.value, end = start;
@@ -72,9 +94,7 @@ class Planner {
   void run();
 
  private:
-  Transport transport(std::size_t i, std::size_t j, bool p2p_on) const {
-    return p2p_on && out_.can_access[i][j] ? Transport::P2p : Transport::Shm;
-  }
+  bool peer(std::size_t i, std::size_t j, bool p2p_on) const { return p2p_on && out_.can_access[i][j]; }
   DeviceId gpu(std::size_t i) const { return gpus_[i]; }
   DeviceId socket(std::size_t i) const { return p_.topology().socket_of(gpu(i)); }
 
@@ -89,21 +109,25 @@ class Planner {
 void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
   const std::size_t n = out_.gpus.size();
   const double s = size_.value;
+  auto one = [&](std::size_t i, std::size_t j, Bytes bytes, const std::string& tag) {
+    std::vector<Transfer> phase;
+    append_copy(phase, gpu(i), gpu(j), socket(i), bytes, peer(i, j, p2p_on), tag);
+    return phase;
+  };
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
-      const Transport t = transport(i, j, p2p_on);
-      readings_.push_back({plan_.add({copy(gpu(i), gpu(j), size_, t, "uni")}),
+      readings_.push_back({plan_.add(one(i, j, size_, "uni")),
                            [&uni, i, j, s](const RunResult& r, const auto& ids) {
                              uni[i][j] = gbps(s, phase_seconds(r, ids));
                            }});
       readings_.push_back(
-          {plan_.add({copy(gpu(i), gpu(j), Bytes{0}, t, "latency")}),
+          {plan_.add(one(i, j, Bytes{0}, "latency")),
            [&lat, i, j](const RunResult& r, const auto& ids) { lat[i][j] = phase_seconds(r, ids) * 1e6; }});
       if (j < i) continue;
-      readings_.push_back({plan_.add({copy(gpu(i), gpu(j), size_, t, "bi"),
-                                      copy(gpu(j), gpu(i), size_, transport(j, i, p2p_on), "bi")}),
-                           [&bi, i, j, s](const RunResult& r, const auto& ids) {
+      std::vector<Transfer> both = one(i, j, size_, "bi");
+      append_copy(both, gpu(j), gpu(i), socket(j), size_, peer(j, i, p2p_on), "bi");
+      readings_.push_back({plan_.add(std::move(both)), [&bi, i, j, s](const RunResult& r, const auto& ids) {
                              bi[i][j] = bi[j][i] = gbps(2 * s, phase_seconds(r, ids));
                            }});
     }

@@ -103,6 +103,7 @@ Platform::Platform(topology::Topology topology, calibration::CostModel cost)
     : topo_(std::move(topology)), cost_(std::move(cost)) {
   add_topology_links();
   add_dram_links();
+  add_both_links();
 }
 
 void Platform::add_topology_links() {
@@ -138,6 +139,39 @@ void Platform::add_dram_links() {
   }
 }
 
+void Platform::add_both_links() {
+  // Host DMA in both directions of one PCIe link at once: read requests of the H2D side travel with
+  // the D2H data, and each direction's ACK / flow-control DLLPs ride on the other, so the two together
+  // reach pcie_duplex_efficiency x 2 x wire (NVIDIA/nvbandwidth#53; calibration/cost_model.cpp).
+  both_.assign(topo_.links().size(), std::nullopt);
+  for (const Link& l : topo_.links()) {
+    if (l.kind != LinkKind::Pcie && l.kind != LinkKind::ChipsetUplink) continue;
+    PlatformLink p;
+    p.name = links_[l.id].name + "/both";
+    p.bandwidth = l.bandwidth * (2 * cost_.pcie_duplex_efficiency);
+    p.duplex = false;
+    p.up = l.up;
+    p.down = l.down;
+    p.what = "both directions of " + links_[l.id].name + " carrying host DMA, " +
+             fmt("2 x wire %.2f GB/s x %.2f", l.bandwidth.gb_per_s(), cost_.pcie_duplex_efficiency);
+    both_[l.id] = links_.size();
+    links_.push_back(std::move(p));
+  }
+}
+
+std::optional<std::size_t> Platform::both_of(topology::LinkId link) const {
+  return link < both_.size() ? both_[link] : std::nullopt;
+}
+
+void Platform::add_both_hops(Route& r) const {
+  std::vector<Hop> hops;
+  for (const Hop& h : r.hops) {
+    hops.push_back(h);
+    if (h.link < both_.size() && both_[h.link]) hops.push_back({*both_[h.link], true});
+  }
+  r.hops = std::move(hops);
+}
+
 std::size_t Platform::dram_of(DeviceId socket) const {
   if (socket >= dram_.size() || !dram_[socket])
     throw std::invalid_argument(topo_.device(socket).name + " is not a CPU socket");
@@ -159,17 +193,10 @@ Route Platform::staged_route(DeviceId src, DeviceId dst) const {
   r.transport = Transport::Shm;
   r.setup = cost_.shm_latency;
   append_path(r, topo_.pcie_path(src, socket));
-  const std::size_t leg1_end = r.hops.size();
   r.hops.push_back({dram_of(socket), true});  // written by the first leg
   r.hops.push_back({dram_of(socket), true});  // read by the second
   append_path(r, topo_.pcie_path(socket, dst));
-  if (cost_.shm_efficiency < 1.0) {
-    double slower = std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < r.hops.size(); ++i)
-      if (i < leg1_end || i >= leg1_end + 2)
-        slower = std::min(slower, links_[r.hops[i].link].bandwidth.value);
-    r.cap = {slower * cost_.shm_efficiency};
-  }
+  add_both_hops(r);
   return r;
 }
 
@@ -183,6 +210,7 @@ Route Platform::host_copy_route(DeviceId src, DeviceId dst) const {
   if (is_cpu(topo_, src)) r.hops.push_back({dram_of(src), true});
   append_path(r, topo_.pcie_path(src, dst));
   if (is_cpu(topo_, dst)) r.hops.push_back({dram_of(dst), true});
+  add_both_hops(r);
   return r;
 }
 
@@ -224,7 +252,7 @@ void Platform::finish(Route& r) const {
     r.latency = r.latency + links_[h.link].latency;
     ++crossings[h.link];
   }
-  double best = r.cap.value > 0 ? r.cap.value : std::numeric_limits<double>::infinity();
+  double best = std::numeric_limits<double>::infinity();
   for (const auto& [link, n] : crossings) best = std::min(best, links_[link].bandwidth.value / n);
   r.bottleneck = {std::isinf(best) ? 0.0 : best};
 }

@@ -19,9 +19,10 @@
 namespace rigsim::sim {
 
 /// One resource. A duplex link (every Topology link) has `bandwidth` in each direction on its own; a
-/// shared link (a socket's host memory, "cpu0/dram") is shared by every flow crossing it.
+/// shared link (a socket's host memory, "cpu0/dram"; both directions of a PCIe link together,
+/// "rc0<->gpu0/both") is shared by every flow crossing it.
 struct PlatformLink {
-  std::string name;          // "rc0<->gpu0", "cpu0/dram"
+  std::string name;          // "rc0<->gpu0", "cpu0/dram", "rc0<->gpu0/both"
   BytesPerSecond bandwidth;  // bytes per second: per direction (duplex) or in total (shared)
   Seconds latency;           // seconds added to every flow crossing it
   bool duplex = true;
@@ -37,14 +38,15 @@ struct Hop {
 };
 
 /// What a transfer crosses, in order. A host-staged (SHM) route crosses its socket's memory twice
-/// (written by the first leg, read by the second), so it consumes twice its rate there.
+/// (written by the first leg, read by the second), so it consumes twice its rate there; its two legs
+/// pipeline (one flow, no per-flow cap). Routes whose bytes are host DMA (SHM, HostCopy) also cross the
+/// "both directions" link of every PCIe / chipset link they use (CostModel::pcie_duplex_efficiency).
 struct Route {
   Transport transport = Transport::P2p;  // resolved, never Auto
   std::vector<Hop> hops;
   Seconds setup;              // fixed per-transfer latency of the transport (CostModel)
   Seconds latency;            // setup + latencies of the hops: a zero-byte transfer's duration
-  BytesPerSecond cap;         // per-flow rate limit, 0 = none (staged copies: shm_efficiency x slower leg)
-  BytesPerSecond bottleneck;  // best rate alone: min over links of bandwidth / times crossed, and cap
+  BytesPerSecond bottleneck;  // best rate alone: min over links of bandwidth / times crossed
 };
 
 class Platform {
@@ -53,10 +55,15 @@ class Platform {
 
   const topology::Topology& topology() const { return topo_; }
   const calibration::CostModel& cost_model() const { return cost_; }
-  /// Links: index i < topology().links().size() models Topology link i; then one DRAM link per socket.
+  /// Links: index i < topology().links().size() models Topology link i; then one DRAM link per socket;
+  /// then one "both directions" link per PCIe / chipset-uplink link (see both_of).
   const std::vector<PlatformLink>& links() const { return links_; }
   /// Index of the host-memory link of a CPU socket device.
   std::size_t dram_of(topology::DeviceId socket) const;
+  /// Index of the shared link that both directions of Topology link `link` cross when they carry host
+  /// DMA (capacity pcie_duplex_efficiency x 2 x wire); nullopt for links without one (NVLink, network,
+  /// inter-socket, host bridge to CPU).
+  std::optional<std::size_t> both_of(topology::LinkId link) const;
 
   /// The route of a transfer with a resolved transport. P2p: Topology::path (NVLink when present);
   /// Shm: GPU -> its socket's memory -> GPU over PCIe; HostCopy: a socket's memory <-> a device (crossing
@@ -74,6 +81,8 @@ class Platform {
  private:
   void add_topology_links();
   void add_dram_links();
+  void add_both_links();
+  void add_both_hops(Route& r) const;
   void append_path(Route& r, const topology::Path& p) const;
   Route staged_route(topology::DeviceId src, topology::DeviceId dst) const;
   Route host_copy_route(topology::DeviceId src, topology::DeviceId dst) const;
@@ -83,6 +92,7 @@ class Platform {
   calibration::CostModel cost_;
   std::vector<PlatformLink> links_;
   std::vector<std::optional<std::size_t>> dram_;  // per device id: its DRAM link (CPU sockets only)
+  std::vector<std::optional<std::size_t>> both_;  // per Topology link: its "both directions" link
 };
 
 /// The transport NCCL / CUDA would use between two devices: `requested` unless it is Auto; Auto gives

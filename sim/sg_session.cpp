@@ -49,7 +49,7 @@ class ZoneBuilder {
 
  private:
   sg4::Link* link(std::size_t i);
-  std::vector<sg4::LinkInRoute> links_of(const Route& r, std::size_t k);
+  std::vector<sg4::LinkInRoute> links_of(const Route& r);
   sg4::Host* host(const std::string& name);
 
   const Platform& p_;
@@ -73,20 +73,16 @@ sg4::Link* ZoneBuilder::link(std::size_t i) {
   return links_[i] = made;
 }
 
-std::vector<sg4::LinkInRoute> ZoneBuilder::links_of(const Route& r, std::size_t k) {
+std::vector<sg4::LinkInRoute> ZoneBuilder::links_of(const Route& r) {
   using Dir = sg4::LinkInRoute::Direction;
   std::vector<sg4::LinkInRoute> out;
   for (const Hop& h : r.hops) {
-    // A link listed twice (host memory of a staged copy) gets twice the flow's rate charged to it.
+    // A link listed twice (host memory of a staged copy; the "both directions" link of a PCIe link the
+    // staged route goes up and down) gets twice the flow's rate charged to it.
     if (p_.links()[h.link].duplex)
       out.emplace_back(link(h.link), h.downstream ? Dir::DOWN : Dir::UP);
     else
       out.emplace_back(link(h.link));
-  }
-  if (r.cap.value > 0) {  // a private fat pipe limits this route's flows one by one, sharing nothing
-    sg4::Link* cap = zone_->create_link("route" + std::to_string(k) + "/cap", r.cap.value);
-    cap->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)->seal();
-    out.emplace_back(cap);
   }
   return out;
 }
@@ -111,7 +107,7 @@ std::vector<Endpoints> ZoneBuilder::build(const std::vector<RoutePlan>& routes, 
     if (routes[k].route.hops.empty()) continue;
     ends[k] = {hosts_.at(src_names[k]), hosts_.at(topo.device(routes[k].dst).name)};
     zone_->add_route(ends[k].first->get_netpoint(), ends[k].second->get_netpoint(), nullptr, nullptr,
-                     links_of(routes[k].route, k), false);
+                     links_of(routes[k].route), false);
   }
   zone_->seal();
   return ends;

@@ -19,7 +19,7 @@ nlohmann::json doc(const std::string& text) {
 TEST(CostModel, DefaultFactorsAreFractions) {
   const CostModel m = default_cost_model();
   for (double f : {m.pcie_efficiency, m.nvlink_efficiency, m.inter_socket_efficiency, m.chipset_efficiency,
-                   m.memory_efficiency, m.network_efficiency, m.gpu_memory_efficiency, m.shm_efficiency}) {
+                   m.memory_efficiency, m.network_efficiency, m.gpu_memory_efficiency, m.pcie_duplex_efficiency}) {
     EXPECT_GT(f, 0.0);
     EXPECT_LE(f, 1.0);
   }
@@ -84,7 +84,7 @@ TEST(CostModel, WrongTypesAreErrors) {
 TEST(CostModel, JsonRoundTripIsLossless) {
   CostModel m = default_cost_model();
   m.switch_latency = nanoseconds(140);
-  m.shm_efficiency = 0.6;
+  m.pcie_duplex_efficiency = 0.6;
   const CostModel back = apply_overrides(default_cost_model(), to_json(m), "round-trip.json");
   EXPECT_EQ(to_json(back).dump(), [&] {
     nlohmann::json j = to_json(m);
@@ -92,7 +92,7 @@ TEST(CostModel, JsonRoundTripIsLossless) {
     return j.dump();
   }());
   EXPECT_DOUBLE_EQ(back.switch_latency.value, m.switch_latency.value);
-  EXPECT_DOUBLE_EQ(back.shm_efficiency, 0.6);
+  EXPECT_DOUBLE_EQ(back.pcie_duplex_efficiency, 0.6);
 }
 
 TEST(CostModel, LoadsAFileAndNamesItInErrors) {

@@ -15,7 +15,7 @@ inline calibration::CostModel round_cost_model() {
   calibration::CostModel m = calibration::default_cost_model();
   m.pcie_efficiency = m.nvlink_efficiency = m.inter_socket_efficiency = 1.0;
   m.chipset_efficiency = m.memory_efficiency = m.network_efficiency = 1.0;
-  m.gpu_memory_efficiency = m.shm_efficiency = 1.0;
+  m.gpu_memory_efficiency = m.pcie_duplex_efficiency = 1.0;
   m.nccl_base_latency = microseconds(10);
   m.nccl_step_latency_nvlink = microseconds(2);
   m.nccl_step_latency_pcie = microseconds(5);

@@ -45,8 +45,19 @@ TEST(P2pBench, ClosedFormsOnTwoTeslaUnderOneSwitch) {
   EXPECT_TRUE(r.can_access[0][1]);
   // Both directions at once: each direction of each link is its own resource.
   expect_closed_form("2 x uni", 2 * r.uni_p2p_on[0][1], r.bi_p2p_on[0][1], "GB/s");
-  // Staged: shm_efficiency x Gen3 x16 (memory is not the limit).
-  EXPECT_NEAR(r.uni_p2p_off[0][1], c.shm_efficiency * link, 0.01 * link);
+  // Staged (cudaMemcpyPeer without peer access): store-and-forward, D2H then H2D, each leg at the link
+  // rate: S / (S/B1 + S/B2 + both legs' latencies), about B/2.
+  const auto& t = p.topology();
+  const double legs_lat = p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy).latency.value +
+                          p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy).latency.value;
+  expect_closed_form("staged copy: S/(S/B1 + S/B2 + latencies)", s / (2 * s / (link * 1e9) + legs_lat) / 1e9,
+                     r.uni_p2p_off[0][1], "GB/s");
+  // Both staged copies at once: the two D2H legs share the uplink's up direction, then the two H2D
+  // legs its down direction: 2S / (2S/(B/2)) = B/2 (plus latencies).
+  expect_closed_form("bidir staged: 2S/(2 x S/(B/2) + latencies)", 2 * s / (4 * s / (link * 1e9) + legs_lat) / 1e9,
+                     r.bi_p2p_off[0][1], "GB/s");
+  // Zero-byte staged copy: the two legs' latencies.
+  expect_closed_form("d2h + h2d latency", legs_lat * 1e6, r.latency_us_p2p_off[0][1], "us");
   // Latency: P2P setup + hops; diagonal: the P2P setup alone.
   expect_closed_form("p2p + 2 hops + switch", lat * 1e6, r.latency_us_p2p_on[0][1], "us");
   EXPECT_GT(r.latency_us_p2p_off[0][1], c.shm_latency.us());

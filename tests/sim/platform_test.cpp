@@ -59,23 +59,53 @@ TEST(Platform, SwitchLatencyIsSplitOverItsLinks) {
 TEST(Platform, StagedRouteCrossesTheSendersMemoryTwice) {
   const Platform p = platform_of(kStagedUnequalLegs);
   const Route r = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
-  EXPECT_EQ(hop_names(p, r), (std::vector<std::string>{"g0->rc0", "rc0->cpu0", "cpu0/dram", "cpu0/dram",
-                                                       "cpu0->rc0", "rc0->g1"}));
-  // Alone it is limited by shm_efficiency x the slower leg (the x8 one).
+  EXPECT_EQ(hop_names(p, r),
+            (std::vector<std::string>{"g0->rc0", "rc0<->g0/both", "rc0->cpu0", "cpu0/dram", "cpu0/dram",
+                                      "cpu0->rc0", "rc0->g1", "rc0<->g1/both"}));
+  // NCCL's SHM pipelines its two legs: alone it runs at the slower leg (the x8 one), no per-flow cap.
   const double x8 = 8 * 0.985 * p.cost_model().pcie_efficiency;
-  expect_closed_form("shm_efficiency x x8 leg", p.cost_model().shm_efficiency * x8, r.bottleneck.gb_per_s(),
-                     "GB/s");
+  expect_closed_form("staged (pipelined): min(B_x16, B_x8) = B_x8", x8, r.bottleneck.gb_per_s(), "GB/s");
   EXPECT_GT(r.latency.value, p.cost_model().shm_latency.value);
+}
+
+TEST(Platform, PcieLinksHaveABothDirectionsLimitForHostDma) {
+  const Platform p = platform_of(kTwoSockets);
+  const auto& t = p.topology();
+  const double d = p.cost_model().pcie_duplex_efficiency;
+  std::size_t with = 0;
+  for (const topology::Link& l : t.links()) {
+    const auto both = p.both_of(l.id);
+    if (l.kind == topology::LinkKind::Pcie) {
+      ASSERT_TRUE(both.has_value()) << p.links()[l.id].name;
+      const PlatformLink& b = p.links()[*both];
+      EXPECT_FALSE(b.duplex);
+      EXPECT_EQ(b.name, p.links()[l.id].name + "/both");
+      expect_closed_form("pcie_duplex_efficiency x 2 x wire", d * 2 * l.bandwidth.gb_per_s(),
+                         b.bandwidth.gb_per_s(), "GB/s");
+      EXPECT_DOUBLE_EQ(b.latency.value, 0.0);
+      ++with;
+    } else if (l.kind != topology::LinkKind::ChipsetUplink) {
+      EXPECT_FALSE(both.has_value()) << p.links()[l.id].name;  // inter-socket, host bridge to CPU
+    }
+  }
+  EXPECT_EQ(with, 2u);
+  // Host DMA routes cross it; P2P routes (posted writes) do not.
+  const auto names = hop_names(p, p.route(t.find("cpu0"), t.find("g0"), Transport::HostCopy));
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu0/dram", "cpu0->rc0", "rc0->g0", "rc0<->g0/both"}));
+  const Platform q = platform_of(kFourBehindOneUplink);
+  for (const std::string& n : hop_names(q, q.route(q.topology().find("g0"), q.topology().find("g1"), Transport::P2p)))
+    EXPECT_EQ(n.find("/both"), std::string::npos) << n;
 }
 
 TEST(Platform, HostCopyToTheOtherSocketCrossesQpi) {
   const Platform p = platform_of(kTwoSockets);
   const auto& t = p.topology();
   const Route h2d = p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy);
-  EXPECT_EQ(hop_names(p, h2d), (std::vector<std::string>{"cpu0/dram", "cpu0->cpu1", "cpu1->rc1", "rc1->g1"}));
+  EXPECT_EQ(hop_names(p, h2d), (std::vector<std::string>{"cpu0/dram", "cpu0->cpu1", "cpu1->rc1", "rc1->g1",
+                                                         "rc1<->g1/both"}));
   expect_closed_form("NCCL BDW_QPI 6 GB/s x 1.0", 6.0, h2d.bottleneck.gb_per_s(), "GB/s");
   const Route d2h = p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy);
-  EXPECT_EQ(hop_names(p, d2h), (std::vector<std::string>{"g0->rc0", "rc0->cpu0", "cpu0/dram"}));
+  EXPECT_EQ(hop_names(p, d2h), (std::vector<std::string>{"g0->rc0", "rc0<->g0/both", "rc0->cpu0", "cpu0/dram"}));
   EXPECT_THROW(p.route(t.find("g0"), t.find("g1"), Transport::HostCopy), std::invalid_argument);
 }
 

@@ -49,22 +49,18 @@ TEST(Transfers, FourGpusShareOneSwitchUplink) {
 }
 
 TEST(Transfers, StagedCopyIsBoundedByTheSlowerLeg) {
-  calibration::CostModel pipelined = calibration::default_cost_model();
-  pipelined.shm_efficiency = 1.0;  // ideal pipelining: the slower leg alone sets the rate
-  for (const auto& cost : {pipelined, calibration::default_cost_model()}) {
-    const Platform p = platform_of(kStagedUnequalLegs, cost);
-    const RunResult r = run_transfers(p, {copy(p, "g0", "g1", kGiB)});  // GeForce: Auto gives SHM
-    const Route route = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
-    const double x8 = 8 * 0.985e9 * cost.pcie_efficiency;
-    expect_closed_form("S/(shm_eff x B_x8) + route latency",
-                       kGiB / (cost.shm_efficiency * x8) + route.latency.value,
-                       duration(r.transfers[0]).value, "s");
-  }
+  const calibration::CostModel cost = calibration::default_cost_model();
+  const Platform p = platform_of(kStagedUnequalLegs, cost);
+  const RunResult r = run_transfers(p, {copy(p, "g0", "g1", kGiB)});  // GeForce: Auto gives SHM
+  const Route route = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
+  const double x8 = 8 * 0.985e9 * cost.pcie_efficiency;
+  // NCCL's SHM pipelines the D2H and H2D legs chunk by chunk: one flow at the slower leg's rate.
+  expect_closed_form("SHM (pipelined): S/B_x8 + route latency", kGiB / x8 + route.latency.value,
+                     duration(r.transfers[0]).value, "s");
 }
 
 TEST(Transfers, StagedCopiesShareTheSocketsMemory) {
-  calibration::CostModel cost = calibration::default_cost_model();
-  cost.shm_efficiency = 1.0;
+  const calibration::CostModel cost = calibration::default_cost_model();
   const Platform p = platform_of(kSlowMemory, cost);  // 10 GB/s of memory, legs at Gen3 x8 (6.5 GB/s)
   const double mem = 10e9 * cost.memory_efficiency;
   // Alone: memory is written and read, so the copy gets half of it (below the x8 legs).
@@ -76,6 +72,80 @@ TEST(Transfers, StagedCopiesShareTheSocketsMemory) {
     expect_closed_form("S/(B_mem/4)", kGiB / (mem / 4), duration(t).value, "s");
   EXPECT_EQ(two.busiest.front().link, "cpu0/dram");
   EXPECT_NEAR(two.busiest.front().utilization, 1.0, 0.01);
+}
+
+TEST(Transfers, OneDirectionOfHostDmaIsUnaffectedByTheDuplexLimit) {
+  for (double d : {0.42, 0.57, 1.0}) {  // any duplex efficiency with 2d > pcie_efficiency
+    calibration::CostModel cost = calibration::default_cost_model();
+    cost.pcie_duplex_efficiency = d;
+    const Platform p = platform_of(kOneGen3, cost);
+    const RunResult r = run_transfers(p, {copy(p, "cpu0", "g0", kGiB)});
+    const double bw = 16 * 0.985e9 * cost.pcie_efficiency;
+    const double lat = cost.host_copy_latency.value + cost.pcie_hop_latency.value;
+    expect_closed_form("H2D alone: S/(wire x pcie_eff) + latency", kGiB / bw + lat, duration(r.transfers[0]).value,
+                       "s");
+  }
+}
+
+TEST(Transfers, OppositeHostCopiesOnOneLinkShareItsDuplexLimit) {
+  const calibration::CostModel cost = calibration::default_cost_model();
+  const Platform p = platform_of(kOneGen3, cost);
+  const double wire = 16 * 0.985e9;
+  ASSERT_LT(cost.pcie_duplex_efficiency, cost.pcie_efficiency);
+  // H2D and D2H at once: together at most pcie_duplex_efficiency x 2 x wire, so each gets
+  // pcie_duplex_efficiency x wire (nvbandwidth's bidirectional host copies).
+  const RunResult r = run_transfers(p, {copy(p, "cpu0", "g0", kGiB), copy(p, "g0", "cpu0", kGiB)});
+  const double lat = cost.host_copy_latency.value + cost.pcie_hop_latency.value;
+  for (const auto& t : r.transfers)
+    expect_closed_form("S/(pcie_duplex_eff x wire) + latency", kGiB / (cost.pcie_duplex_efficiency * wire) + lat,
+                       duration(t).value, "s");
+  EXPECT_EQ(r.busiest.front().link, "rc0<->g0/both");
+  EXPECT_NEAR(r.busiest.front().utilization, 1.0, 0.01);
+}
+
+TEST(Transfers, DuplexLimitIsMonotone) {
+  // A higher duplex efficiency never slows opposite host copies; each direction gets
+  // min(pcie_duplex_efficiency, pcie_efficiency) x wire.
+  double previous = 0;
+  for (double d : {0.3, 0.45, 0.57, 0.7, 0.82, 1.0}) {
+    calibration::CostModel cost = calibration::default_cost_model();
+    cost.pcie_duplex_efficiency = d;
+    const Platform p = platform_of(kOneGen3, cost);
+    const RunResult r = run_transfers(p, {copy(p, "cpu0", "g0", kGiB), copy(p, "g0", "cpu0", kGiB)});
+    const double lat = cost.host_copy_latency.value + cost.pcie_hop_latency.value;
+    const double rate = kGiB / (duration(r.transfers[0]).value - lat);
+    expect_closed_form("min(pcie_duplex_eff, pcie_eff) x wire", std::min(d, cost.pcie_efficiency) * 16 * 0.985,
+                       rate / 1e9, "GB/s");
+    EXPECT_GE(rate, previous * 0.999) << d;
+    previous = rate;
+  }
+}
+
+TEST(Transfers, StagedFlowsThroughASwitchUplinkUseBothDirections) {
+  // A staged (SHM) copy between two GPUs under one switch goes up the switch's uplink (D2H writes)
+  // and down it (H2D reads) at once, so the uplink's duplex limit applies even to one flow.
+  const calibration::CostModel cost = calibration::default_cost_model();
+  const Platform p = platform_of(kFourBehindOneUplink, cost);
+  const double wire = 16 * 0.985e9;
+  const double d = cost.pcie_duplex_efficiency * wire;
+  ASSERT_LT(d, wire * cost.pcie_efficiency);
+  const Route route = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
+  const RunResult one = run_transfers(p, {copy(p, "g0", "g1", kGiB, Transport::Shm)});
+  expect_closed_form("S/(pcie_duplex_eff x wire) + route latency", kGiB / d + route.latency.value,
+                     duration(one.transfers[0]).value, "s");
+  // Two opposite staged flows (a 2-GPU SHM all_reduce step): the uplink's limit is crossed 4 times.
+  const RunResult two = run_transfers(
+      p, {copy(p, "g0", "g1", kGiB, Transport::Shm), copy(p, "g1", "g0", kGiB, Transport::Shm)});
+  for (const auto& t : two.transfers)
+    expect_closed_form("S/(2 x pcie_duplex_eff x wire / 4) + route latency", kGiB / (d / 2) + route.latency.value,
+                       duration(t).value, "s");
+  // P2P between the same GPUs (posted writes) is not limited: both directions at the link rate.
+  const RunResult p2p = run_transfers(
+      p, {copy(p, "g0", "g1", kGiB, Transport::P2p), copy(p, "g1", "g0", kGiB, Transport::P2p)});
+  const Route pr = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::P2p);
+  for (const auto& t : p2p.transfers)
+    expect_closed_form("S/(wire x pcie_eff) + latency", kGiB / (wire * cost.pcie_efficiency) + pr.latency.value,
+                       duration(t).value, "s");
 }
 
 TEST(Transfers, CrossSocketIsBoundedByTheInterSocketLink) {
