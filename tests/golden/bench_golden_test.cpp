@@ -1,0 +1,58 @@
+// Golden tests of the simulator on every catalog layout: `rigsim bench LAYOUT --op all_reduce -b 1M
+// -e 1G -f 32 --json` must match its reviewed expectation in scenarios/expected/bench/, so every change
+// of a prediction shows up as a diff to review (regenerate with tools/regen-golden.sh).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "calibration/cost_model.hpp"
+#include "common/input.hpp"
+#include "sim/bench.hpp"
+#include "tests/golden/json_compare.hpp"
+#include "topology/layout_json.hpp"
+
+namespace rigsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> layout_names() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(fs::path(RIGSIM_SOURCE_DIR) / "scenarios/layouts"))
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class BenchGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BenchGolden, AllReduceSweepMatchesReviewedExpectation) {
+  const fs::path layout = fs::path(RIGSIM_SOURCE_DIR) / "scenarios/layouts" / (GetParam() + ".json");
+  const fs::path expected = fs::path(RIGSIM_SOURCE_DIR) / "scenarios/expected/bench" / (GetParam() + ".json");
+  ASSERT_TRUE(fs::exists(expected)) << expected << " is missing: run tools/regen-golden.sh and review it";
+  const sim::Platform platform(topology::load_layout(layout.string()), calibration::default_cost_model());
+  sim::BenchOptions options;
+  options.op = sim::CollectiveOp::AllReduce;
+  options.sweep.min_bytes = 1ull << 20;
+  options.sweep.max_bytes = 1ull << 30;
+  options.sweep.step_factor = 32;
+  options.gpus = sim::select_gpus(platform.topology(), std::nullopt, {});
+  const auto result = sim::run_bench(platform, options);
+  // Predictions are deterministic; the tolerance only absorbs floating-point printing.
+  const auto diffs = testing::json_diff(load_json_file(expected.string()),
+                                        sim::bench_json(platform, options, result), 1e-9);
+  std::string all;
+  for (const auto& d : diffs) all += "  " + d + "\n";
+  EXPECT_TRUE(diffs.empty()) << GetParam() << " predicts differently from its expectation:\n" << all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, BenchGolden, ::testing::ValuesIn(layout_names()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
+
+}  // namespace
+}  // namespace rigsim
