@@ -21,7 +21,7 @@ struct BenchCli {
   std::size_t root = 0;
   std::optional<std::size_t> per_node;
   int nodes = 1;
-  bool json = false, p2p_disable = false;
+  bool json = false, p2p_disable = false, dump_platform = false;
 };
 
 bool is_xml(const std::string& path) {
@@ -98,6 +98,10 @@ int run(const BenchCli& o) {
   const calibration::CostModel cost =
       o.cost_model.empty() ? calibration::default_cost_model() : calibration::load_cost_model(o.cost_model);
   const sim::Platform platform(load_topology(o), cost);
+  if (o.dump_platform) {
+    emit(platform.dump(), o.output);
+    return 0;
+  }
   const sim::BenchOptions options = bench_options(o, platform.topology());
   const sim::BenchResult r = sim::run_bench(platform, options);
   emit(o.json ? sim::bench_json(platform, options, r).dump(2) + "\n" : sim::bench_text(platform, options, r),
@@ -144,6 +148,8 @@ void add_bench(CLI::App& app, Action& action) {
   cmd->add_option("--cost-model", opt->cost_model,
                   "Calibration profile JSON overriding the built-in cost model")
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--dump-platform", opt->dump_platform,
+                "Print the flattened SimGrid platform (hosts, links, routes) and exit");
   cmd->add_flag("--json", opt->json,
                 "Print JSON: op, gpus, rows (size, time_us, algbw, busbw), avg_busbw, bottleneck");
   cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
