@@ -1,10 +1,13 @@
 // Golden tests of the simulator on every catalog layout: `rigsim bench LAYOUT --op all_reduce -b 1M
-// -e 1G -f 32 --json` must match its reviewed expectation in scenarios/expected/bench/, so every change
-// of a prediction shows up as a diff to review (regenerate with tools/regen-golden.sh).
+// -e 1G -f 32 --json` must match its reviewed expectation in scenarios/expected/bench/, and the
+// flattened platform (`--dump-platform`) the one in scenarios/expected/platform/, so every change of a
+// prediction or of the platform shows up as a diff to review (regenerate with tools/regen-golden.sh).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
@@ -45,6 +48,17 @@ TEST_P(BenchGolden, AllReduceSweepMatchesReviewedExpectation) {
   std::string all;
   for (const auto& d : diffs) all += "  " + d + "\n";
   EXPECT_TRUE(diffs.empty()) << GetParam() << " predicts differently from its expectation:\n" << all;
+}
+
+TEST_P(BenchGolden, PlatformDumpMatchesReviewedExpectation) {
+  const fs::path layout = fs::path(RIGSIM_SOURCE_DIR) / "scenarios/layouts" / (GetParam() + ".json");
+  const fs::path expected = fs::path(RIGSIM_SOURCE_DIR) / "scenarios/expected/platform" / (GetParam() + ".txt");
+  ASSERT_TRUE(fs::exists(expected)) << expected << " is missing: run tools/regen-golden.sh and review it";
+  std::ifstream in(expected, std::ios::binary);
+  const std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const sim::Platform platform(topology::load_layout(layout.string()), calibration::default_cost_model());
+  EXPECT_EQ(want, platform.dump()) << "the flattened platform of " << GetParam()
+                                   << " changed: review `git diff` after tools/regen-golden.sh";
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, BenchGolden, ::testing::ValuesIn(layout_names()), [](const auto& info) {
