@@ -12,6 +12,7 @@
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "sim/bench.hpp"
+#include "tests/golden/catalog_layouts.hpp"
 #include "tests/golden/json_compare.hpp"
 #include "topology/layout_json.hpp"
 
@@ -20,13 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> layout_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(fs::path(RIGSIM_SOURCE_DIR) / "scenarios/layouts"))
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 class BenchGolden : public ::testing::TestWithParam<std::string> {};
 
@@ -61,12 +55,8 @@ TEST_P(BenchGolden, PlatformDumpMatchesReviewedExpectation) {
                                    << " changed: review `git diff` after tools/regen-golden.sh";
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, BenchGolden, ::testing::ValuesIn(layout_names()), [](const auto& info) {
-  std::string n = info.param;
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Layouts, BenchGolden, ::testing::ValuesIn(testing::catalog_layout_names()),
+                         testing::LayoutTestName());
 
 }  // namespace
 }  // namespace rigsim

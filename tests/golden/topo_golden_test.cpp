@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "common/input.hpp"
+#include "tests/golden/catalog_layouts.hpp"
 #include "tests/golden/json_compare.hpp"
 #include "topology/layout_json.hpp"
 #include "topology/topo_report.hpp"
@@ -16,13 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> layout_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(fs::path(RIGSIM_SOURCE_DIR) / "scenarios/layouts"))
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 class TopoGolden : public ::testing::TestWithParam<std::string> {
  protected:
@@ -54,12 +48,8 @@ TEST_P(TopoGolden, MatricesMatchTheOnesDerivedFromTheHardware) {
   EXPECT_EQ(want.at("p2p"), got.at("p2p")) << "derivation: " << want.at("derivation").dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, TopoGolden, ::testing::ValuesIn(layout_names()), [](const auto& info) {
-  std::string n = info.param;
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Layouts, TopoGolden, ::testing::ValuesIn(testing::catalog_layout_names()),
+                         testing::LayoutTestName());
 
 }  // namespace
 }  // namespace rigsim

@@ -74,8 +74,6 @@ inline const char* kEightOnNvswitch = R"({
                   "gpus": ["g0", "g1", "g2", "g3", "g4", "g5", "g6", "g7"]}]
 })";
 
-inline topology::LayoutSpec spec_from_text(const char* text) {
-  return topology::parse_layout(parse_json_text(text, "test.json"), "test.json");
-}
+using topology::testing::spec_from_text;
 
 }  // namespace rigsim::sim::testing

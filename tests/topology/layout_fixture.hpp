@@ -9,8 +9,13 @@
 
 namespace rigsim::topology::testing {
 
+/// The parsed, not yet built description of a layout text (for build_cluster and importers).
+inline LayoutSpec spec_from_text(const std::string& json_text) {
+  return parse_layout(parse_json_text(json_text, "test.json"), "test.json");
+}
+
 inline Topology layout_from_text(const std::string& json_text) {
-  return build_topology(parse_layout(parse_json_text(json_text, "test.json"), "test.json"));
+  return build_topology(spec_from_text(json_text));
 }
 
 /// Runs `f` and returns the InputError's location and message ("" when nothing was thrown).

@@ -180,7 +180,7 @@ namespace rigsim::topology {
 namespace {
 
 TEST(Cluster, NodesAreJoinedThroughTheirNics) {
-  const LayoutSpec spec = parse_layout(parse_json_text(testing::kDualRootPlx, "test.json"), "test.json");
+  const LayoutSpec spec = testing::spec_from_text(testing::kDualRootPlx);
   const Topology t = build_cluster(spec, 2);
   EXPECT_EQ(t.gpus().size(), 16u);
   const Path p = t.path(t.find("n0/g0"), t.find("n1/g0"));
