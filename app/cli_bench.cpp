@@ -8,7 +8,8 @@
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "common/suggest.hpp"
-#include "sim/bench.hpp"
+#include "engine/executor.hpp"
+#include "model/bench.hpp"
 #include "topology/build.hpp"
 
 namespace rigsim::app {
@@ -43,11 +44,11 @@ topology::Topology load_topology(const BenchCli& o) {
   return topology::build_cluster(load_spec(o.layout), o.nodes);
 }
 
-sim::CollectiveOp parse_op(const std::string& name) {
-  if (auto op = sim::parse_collective(name)) return *op;
+model::CollectiveOp parse_op(const std::string& name) {
+  if (auto op = model::parse_collective(name)) return *op;
   throw InputError(
       "", "--op",
-      "unknown collective \"" + name + "\"" + did_you_mean(name, sim::collective_names()) +
+      "unknown collective \"" + name + "\"" + did_you_mean(name, model::collective_names()) +
           "; one of all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
 }
 
@@ -70,24 +71,24 @@ std::vector<std::size_t> parse_indices(const std::string& list) {
   return out;
 }
 
-sim::BenchOptions bench_options(const BenchCli& o, const topology::Topology& topo) {
-  sim::BenchOptions b;
+model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& topo) {
+  model::BenchOptions b;
   b.op = parse_op(o.op);
-  b.sweep.min_bytes = sim::nccl_tests::parse_size(o.min, "-b");
-  b.sweep.max_bytes = sim::nccl_tests::parse_size(o.max, "-e");
+  b.sweep.min_bytes = model::nccl_tests::parse_size(o.min, "-b");
+  b.sweep.max_bytes = model::nccl_tests::parse_size(o.max, "-e");
   if (!o.step.empty()) {
     b.sweep.step_factor = 1;
-    b.sweep.step_bytes = sim::nccl_tests::parse_size(o.step, "-i");
+    b.sweep.step_bytes = model::nccl_tests::parse_size(o.step, "-i");
   } else {
     b.sweep.step_factor = o.factor;
     b.sweep.step_bytes = o.factor > 1 ? 0 : 1 << 20;  // nccl-tests' default -i: 1 MiB
   }
   b.gpus =
-      sim::select_gpus(topo, o.per_node, o.gpus.empty() ? std::vector<std::size_t>{} : parse_indices(o.gpus));
-  b.collective.model = *sim::parse_plan_model(o.model);
+      model::select_gpus(topo, o.per_node, o.gpus.empty() ? std::vector<std::size_t>{} : parse_indices(o.gpus));
+  b.collective.model = *model::parse_plan_model(o.model);
   if (o.algo != "auto")
-    b.collective.algorithm = o.algo == "ring" ? sim::Algorithm::Ring : sim::Algorithm::Tree;
-  if (o.proto != "auto") b.collective.protocol = sim::parse_protocol(o.proto);
+    b.collective.algorithm = o.algo == "ring" ? model::Algorithm::Ring : model::Algorithm::Tree;
+  if (o.proto != "auto") b.collective.protocol = model::parse_protocol(o.proto);
   b.collective.root = o.root;
   b.collective.p2p.disable = o.p2p_disable;
   if (!o.p2p_level.empty()) b.collective.p2p.level = topology::parse_path_class(o.p2p_level);
@@ -97,14 +98,14 @@ sim::BenchOptions bench_options(const BenchCli& o, const topology::Topology& top
 int run(const BenchCli& o) {
   const calibration::CostModel cost =
       o.cost_model.empty() ? calibration::default_cost_model() : calibration::load_cost_model(o.cost_model);
-  const sim::Platform platform(load_topology(o), cost);
+  const model::Platform platform(load_topology(o), cost);
   if (o.dump_platform) {
     emit(platform.dump(), o.output);
     return 0;
   }
-  const sim::BenchOptions options = bench_options(o, platform.topology());
-  const sim::BenchResult r = sim::run_bench(platform, options);
-  emit(o.json ? sim::bench_json(platform, options, r).dump(2) + "\n" : sim::bench_text(platform, options, r),
+  const model::BenchOptions options = bench_options(o, platform.topology());
+  const model::BenchResult r = model::run_bench(platform, engine::run, options);
+  emit(o.json ? model::bench_json(platform, options, r).dump(2) + "\n" : model::bench_text(platform, options, r),
        o.output);
   return 0;
 }

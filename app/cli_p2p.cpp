@@ -3,8 +3,9 @@
 #include "app/layout_loader.hpp"
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
-#include "sim/p2p_bench.hpp"
-#include "sim/platform.hpp"
+#include "engine/executor.hpp"
+#include "model/p2p_bench.hpp"
+#include "model/platform.hpp"
 
 namespace rigsim::app {
 namespace {
@@ -27,17 +28,17 @@ Bytes parse_size(const std::string& text) {
 }
 
 int run(const P2pOptions& o) {
-  sim::P2pBenchOptions bench;
+  model::P2pBenchOptions bench;
   bench.size = parse_size(o.size);
   const calibration::CostModel cost =
       o.cost_model.empty() ? calibration::default_cost_model() : calibration::load_cost_model(o.cost_model);
-  const sim::Platform platform(load_any_layout(o.layout), cost);
+  const model::Platform platform(load_any_layout(o.layout), cost);
   if (o.dump_platform) {
     emit(platform.dump(), o.output);
     return 0;
   }
-  const sim::P2pBenchResult r = sim::run_p2p_bench(platform, bench);
-  emit(o.json ? sim::p2p_bench_json(r).dump(2) + "\n" : sim::p2p_bench_text(r), o.output);
+  const model::P2pBenchResult r = model::run_p2p_bench(platform, engine::run, bench);
+  emit(o.json ? model::p2p_bench_json(r).dump(2) + "\n" : model::p2p_bench_text(r), o.output);
   return 0;
 }
 

@@ -13,7 +13,8 @@
 
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
-#include "sim/bench.hpp"
+#include "engine/executor.hpp"
+#include "model/bench.hpp"
 #include "topology/build.hpp"
 #include "topology/layout_json.hpp"
 
@@ -26,13 +27,13 @@ const std::string kLayout =
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 /// One platform per server count, built once.
-const sim::Platform& platform(int nodes) {
-  static std::map<int, std::unique_ptr<sim::Platform>> cache;
+const model::Platform& platform(int nodes) {
+  static std::map<int, std::unique_ptr<model::Platform>> cache;
   auto& p = cache[nodes];
   if (!p) {
     const auto spec = topology::parse_layout(load_json_file(kLayout), kLayout);
     auto topo = nodes == 1 ? topology::build_topology(spec) : topology::build_cluster(spec, nodes);
-    p = std::make_unique<sim::Platform>(std::move(topo), calibration::default_cost_model());
+    p = std::make_unique<model::Platform>(std::move(topo), calibration::default_cost_model());
   }
   return *p;
 }
@@ -50,14 +51,14 @@ void report(benchmark::State& state, std::size_t gpus, std::size_t flows, double
 void BM_AllReduce1GiB(benchmark::State& state) {
   const auto& p = platform(static_cast<int>(state.range(0)));
   const auto gpus = p.topology().gpus();
-  sim::CollectiveOptions o;
-  o.algorithm = state.range(1) == 0 ? sim::Algorithm::Ring : sim::Algorithm::Tree;
+  model::CollectiveOptions o;
+  o.algorithm = state.range(1) == 0 ? model::Algorithm::Ring : model::Algorithm::Tree;
   std::size_t flows = 0;
   double t = 0;
   for (auto _ : state) {
-    const auto plan = sim::plan_collective(p.topology(), p.cost_model(), sim::CollectiveOp::AllReduce, gpus,
+    const auto plan = model::plan_collective(p, model::CollectiveOp::AllReduce, gpus,
                                            Bytes{kGiB}, o);
-    t = sim::simulate_plan(p, plan).value;
+    t = model::simulate_plan(p, engine::run, plan).value;
     flows = plan.transfers.size();
   }
   const double n = static_cast<double>(gpus.size());
@@ -67,12 +68,12 @@ void BM_AllReduce1GiB(benchmark::State& state) {
 /// The default `rigsim bench` sweep, 8 B ... 128 MiB by factor 2 (25 sizes), all_reduce on 8 GPUs.
 void BM_Sweep8Gpus(benchmark::State& state) {
   const auto& p = platform(1);
-  sim::BenchOptions o;
+  model::BenchOptions o;
   o.sweep = {8, 128ull << 20, 2, 0};
   std::size_t flows = 0;
   double avg = 0, t = 0;
   for (auto _ : state) {
-    const auto r = sim::run_bench(p, o);
+    const auto r = model::run_bench(p, engine::run, o);
     flows = 0;
     t = 0;
     for (const auto& row : r.rows) {
@@ -88,11 +89,11 @@ void BM_Sweep8Gpus(benchmark::State& state) {
 void BM_Plan4096(benchmark::State& state) {
   const auto& p = platform(512);
   const auto gpus = p.topology().gpus();
-  sim::CollectiveOptions o;
-  o.algorithm = sim::Algorithm::Ring;
+  model::CollectiveOptions o;
+  o.algorithm = model::Algorithm::Ring;
   std::size_t flows = 0;
   for (auto _ : state) {
-    const auto plan = sim::plan_collective(p.topology(), p.cost_model(), sim::CollectiveOp::AllReduce, gpus,
+    const auto plan = model::plan_collective(p, model::CollectiveOp::AllReduce, gpus,
                                            Bytes{kGiB}, o);
     flows = plan.transfers.size();
   }

@@ -82,9 +82,14 @@ void Builder::check_unique_ids() const {
 
 DeviceId Builder::add_device(Device d) {
   d.id = impl_->devices.size();
-  if (cluster_nodes_ > 0 && d.name.size() > 2 && d.name[0] == 'n' &&
-      std::isdigit(static_cast<unsigned char>(d.name[1])))
-    d.node = std::stoi(d.name.substr(1));
+  d.local_name = d.name;
+  // build_cluster names every device of node k "n<k>/<id>" (cluster.cpp); the node and the id within
+  // the server become fields here, the one place that reads that prefix.
+  const auto slash = d.name.find('/');
+  if (cluster_nodes_ > 0 && slash != std::string::npos && d.name[0] == 'n') {
+    d.node = std::stoi(d.name.substr(1, slash - 1));
+    d.local_name = d.name.substr(slash + 1);
+  }
   impl_->by_name.emplace(d.name, d.id);
   impl_->devices.push_back(std::move(d));
   impl_->uplink.emplace_back();

@@ -25,6 +25,7 @@ struct Device {
   std::string name;  // the layout's id, e.g. "gpu0"
   DeviceKind kind = DeviceKind::Gpu;
   std::string model;   // catalog key ("" for host bridges)
+  std::string local_name;  // the id within its server: "gpu3" for "n2/gpu3" of a cluster, else the name
   int node = 0;        // server index in a multi-node cluster (0 for a single server)
   int socket = -1;     // index of the CPU socket it belongs to, unique across nodes (-1: NVSwitch, NetSwitch)
   int numa = -1;       // NUMA node of that socket

@@ -11,7 +11,8 @@
 
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
-#include "sim/bench.hpp"
+#include "engine/executor.hpp"
+#include "model/bench.hpp"
 #include "tests/golden/catalog_layouts.hpp"
 #include "tests/golden/json_compare.hpp"
 #include "topology/layout_json.hpp"
@@ -28,17 +29,17 @@ TEST_P(BenchGolden, AllReduceSweepMatchesReviewedExpectation) {
   const fs::path layout = fs::path(RIGSIM_SOURCE_DIR) / "scenarios/layouts" / (GetParam() + ".json");
   const fs::path expected = fs::path(RIGSIM_SOURCE_DIR) / "scenarios/expected/bench" / (GetParam() + ".json");
   ASSERT_TRUE(fs::exists(expected)) << expected << " is missing: run tools/regen-golden.sh and review it";
-  const sim::Platform platform(topology::load_layout(layout.string()), calibration::default_cost_model());
-  sim::BenchOptions options;
-  options.op = sim::CollectiveOp::AllReduce;
+  const model::Platform platform(topology::load_layout(layout.string()), calibration::default_cost_model());
+  model::BenchOptions options;
+  options.op = model::CollectiveOp::AllReduce;
   options.sweep.min_bytes = 1ull << 20;
   options.sweep.max_bytes = 1ull << 30;
   options.sweep.step_factor = 32;
-  options.gpus = sim::select_gpus(platform.topology(), std::nullopt, {});
-  const auto result = sim::run_bench(platform, options);
+  options.gpus = model::select_gpus(platform.topology(), std::nullopt, {});
+  const auto result = model::run_bench(platform, engine::run, options);
   // Predictions are deterministic; the tolerance only absorbs floating-point printing.
   const auto diffs = testing::json_diff(load_json_file(expected.string()),
-                                        sim::bench_json(platform, options, result), 1e-9);
+                                        model::bench_json(platform, options, result), 1e-9);
   std::string all;
   for (const auto& d : diffs) all += "  " + d + "\n";
   EXPECT_TRUE(diffs.empty()) << GetParam() << " predicts differently from its expectation:\n" << all;
@@ -50,7 +51,7 @@ TEST_P(BenchGolden, PlatformDumpMatchesReviewedExpectation) {
   ASSERT_TRUE(fs::exists(expected)) << expected << " is missing: run tools/regen-golden.sh and review it";
   std::ifstream in(expected, std::ios::binary);
   const std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const sim::Platform platform(topology::load_layout(layout.string()), calibration::default_cost_model());
+  const model::Platform platform(topology::load_layout(layout.string()), calibration::default_cost_model());
   EXPECT_EQ(want, platform.dump()) << "the flattened platform of " << GetParam()
                                    << " changed: review `git diff` after tools/regen-golden.sh";
 }

@@ -1,0 +1,16 @@
+// Private to engine/: runs a function in a forked child process and hands its result back over a pipe.
+// SimGrid 3.32 allows one s4u::Engine per process and cannot reset it; a child per simulation gives
+// every run a fresh engine at time 0 while the parent never initialises SimGrid at all.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace rigsim::engine::detail {
+
+/// Runs `body` in a child process and returns the bytes it returned. An exception thrown by `body` is
+/// rethrown here as std::runtime_error with the same message; a child that dies (signal, abort in
+/// SimGrid) or exits without an answer also gives std::runtime_error. POSIX only (fork, pipe).
+std::string run_isolated(const std::function<std::string()>& body);
+
+}  // namespace rigsim::engine::detail

@@ -1,0 +1,249 @@
+// The only part of rigsim_sim that talks to SimGrid's S4U API: engine configuration, the platform zone
+// (only the hosts, links and routes a run uses) and one actor per transfer, started when its
+// dependencies are done.
+#include "engine/sg_session.hpp"
+
+#include <cmath>
+#include <memory>
+#include <set>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace rigsim::engine::detail {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+using model::Hop;
+using model::PlatformLink;
+using Endpoints = std::pair<sg4::Host*, sg4::Host*>;
+
+/// SimGrid's default network model (LV08) is tuned for TCP on wide-area networks: bandwidth factor
+/// 0.97, latency factor 13.01, a window bound of TCP-gamma / (2 x latency) per flow and 5 % reverse
+/// cross-traffic. None of it applies to DMA over PCIe or NVLink, and the gamma bound would cap a flow on
+/// a 10 us route at 4 MiB / 20 us = 210 GB/s (below NVSwitch rates). CM02 is the plain max-min model
+/// (a flow alone takes latency + bytes / bandwidth, with factors 1); cross-traffic is off because
+/// split-duplex links already give each direction its own capacity; TCP-gamma 0 disables the bound.
+/// Efficiencies live in the CostModel instead. See docs/DECISIONS.md.
+sg4::Engine* make_engine() {
+  static std::string args[] = {"rigsim-sim",
+                               "--log=root.thres:critical",
+                               "--cfg=network/model:CM02",
+                               "--cfg=network/crosstraffic:0",
+                               "--cfg=network/TCP-gamma:0",
+                               "--cfg=contexts/stack-size:256"};  // KiB per actor: workers are shallow
+  static std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(argv.size()) - 1;
+  return new sg4::Engine(&argc, argv.data());  // lives until the process exits (_exit, never freed)
+}
+
+/// Builds one Full zone holding the hosts, links and explicit routes of a run. Only what the routes use
+/// is created, so the n x n route table stays as small as the run.
+class ZoneBuilder {
+ public:
+  explicit ZoneBuilder(const Platform& p)
+      : p_(p), zone_(sg4::create_full_zone("rigsim")), links_(p.links().size(), nullptr) {}
+
+  /// Per route: its (source, destination) hosts; {nullptr, nullptr} for a device to itself.
+  std::vector<Endpoints> build(const std::vector<RoutePlan>& routes, sg4::Host** actor_host);
+
+ private:
+  sg4::Link* link(std::size_t i);
+  std::vector<sg4::LinkInRoute> links_of(const Route& r);
+  sg4::Host* host(const std::string& name);
+
+  const Platform& p_;
+  sg4::NetZone* zone_;
+  std::vector<sg4::Link*> links_;
+  std::unordered_map<std::string, sg4::Host*> hosts_;
+};
+
+sg4::Host* ZoneBuilder::host(const std::string& name) {
+  auto [it, fresh] = hosts_.try_emplace(name, nullptr);
+  if (fresh) it->second = zone_->create_host(name, 1.0);  // hosts only send: their speed is irrelevant
+  return it->second;
+}
+
+sg4::Link* ZoneBuilder::link(std::size_t i) {
+  if (links_[i] != nullptr) return links_[i];
+  const PlatformLink& l = p_.links()[i];
+  sg4::Link* made = l.duplex ? zone_->create_split_duplex_link(l.name, l.bandwidth.value)
+                             : zone_->create_link(l.name, l.bandwidth.value);  // shared: SHARED policy
+  made->seal();  // no latency: a worker waits each route's latency before starting its flow
+  return links_[i] = made;
+}
+
+std::vector<sg4::LinkInRoute> ZoneBuilder::links_of(const Route& r) {
+  using Dir = sg4::LinkInRoute::Direction;
+  std::vector<sg4::LinkInRoute> out;
+  for (const Hop& h : r.hops) {
+    // A link listed twice (host memory of a staged copy; the "both directions" link of a PCIe link the
+    // staged route goes up and down) gets twice the flow's rate charged to it.
+    if (p_.links()[h.link].duplex)
+      out.emplace_back(link(h.link), h.downstream ? Dir::DOWN : Dir::UP);
+    else
+      out.emplace_back(link(h.link));
+  }
+  return out;
+}
+
+std::vector<Endpoints> ZoneBuilder::build(const std::vector<RoutePlan>& routes, sg4::Host** actor_host) {
+  // A Full zone has one route per (source host, destination host): a second route between the same
+  // two devices (e.g. P2P and SHM) leaves from an alias host of the source.
+  std::vector<std::string> src_names(routes.size());
+  std::set<std::pair<topology::DeviceId, topology::DeviceId>> used;
+  const auto& topo = p_.topology();
+  *actor_host = host("rigsim/actors");
+  for (std::size_t k = 0; k < routes.size(); ++k) {
+    const auto& r = routes[k];
+    if (r.route.hops.empty()) continue;
+    const std::string& src = topo.device(r.src).name;
+    src_names[k] = used.insert({r.src, r.dst}).second ? src : src + "~" + std::to_string(k);
+    host(src_names[k]);
+    host(topo.device(r.dst).name);
+  }
+  std::vector<Endpoints> ends(routes.size(), {nullptr, nullptr});
+  for (std::size_t k = 0; k < routes.size(); ++k) {
+    if (routes[k].route.hops.empty()) continue;
+    ends[k] = {hosts_.at(src_names[k]), hosts_.at(topo.device(routes[k].dst).name)};
+    zone_->add_route(ends[k].first->get_netpoint(), ends[k].second->get_netpoint(), nullptr, nullptr,
+                     links_of(routes[k].route), false);
+  }
+  zone_->seal();
+  return ends;
+}
+
+/// Runs each transfer on a worker actor once its dependencies are done: the worker waits the route's
+/// latency, sends the bytes (blocking on its own Comm), releases the dependents and goes back to the
+/// idle pool. Every completion costs O(1): a single actor waiting on all flows with Comm::wait_any
+/// re-registers with every flow in flight at each wake-up, which was quadratic (5 s for 4096
+/// simultaneous flows); a fresh actor per transfer costs a stack allocation each (2x slower than a pool).
+class Runner {
+ public:
+  Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where);
+  void start();  // from maestro, before Engine::run()
+  bool complete() const { return done_ == timings_.size(); }
+  std::vector<TransferTiming>& timings() { return timings_; }
+
+ private:
+  struct Worker {
+    sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+    std::size_t job = 0;
+  };
+  void ready(std::size_t i, double deps_done);
+  void work(Worker* w);
+  void transfer(std::size_t i);
+  void finish(std::size_t i, double now);
+
+  const SimPlan& plan_;
+  std::vector<Endpoints> ends_;
+  sg4::Host* where_;  // where the actors run (irrelevant to the flows: sendto is host to host)
+  std::vector<TransferTiming> timings_;
+  std::vector<std::size_t> missing_;  // dependencies not finished yet
+  std::vector<double> deps_done_;     // latest finish among finished dependencies
+  std::vector<std::vector<std::size_t>> dependents_;
+  std::size_t done_ = 0;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<Worker*> idle_;
+  sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
+};
+
+Runner::Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where)
+    : plan_(plan), ends_(std::move(ends)), where_(where) {
+  const auto& ts = *plan.transfers;
+  timings_.resize(ts.size());
+  missing_.resize(ts.size());
+  deps_done_.assign(ts.size(), 0.0);
+  dependents_.resize(ts.size());
+  std::unordered_map<long, std::size_t> last_of_stream;  // a stream runs its tasks one at a time, in order
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    missing_[i] = ts[i].after.size();
+    for (std::size_t d : ts[i].after) dependents_[d].push_back(i);
+    if (ts[i].stream < 0) continue;
+    auto [it, fresh] = last_of_stream.try_emplace(ts[i].stream, i);
+    if (!fresh) {
+      ++missing_[i];
+      dependents_[it->second].push_back(i);
+      it->second = i;
+    }
+  }
+}
+
+void Runner::start() {
+  // The one non-daemon actor: the simulation ends when it returns, which kills the idle workers.
+  sg4::Actor::create("main", where_, [this] {
+    for (std::size_t i = 0; i < timings_.size(); ++i)
+      if (missing_[i] == 0) ready(i, 0.0);
+    if (!complete()) all_done_->acquire();
+  });
+}
+
+void Runner::ready(std::size_t i, double deps_done) {
+  timings_[i].start = {deps_done + (*plan_.transfers)[i].latency.value};
+  timings_[i].finish = timings_[i].start;
+  if (!idle_.empty()) {
+    Worker* w = idle_.back();
+    idle_.pop_back();
+    w->job = i;
+    w->wake->release();
+    return;
+  }
+  workers_.push_back(std::make_unique<Worker>());
+  Worker* w = workers_.back().get();
+  w->job = i;
+  sg4::Actor::create("worker", where_, [this, w] { work(w); })->daemonize();
+}
+
+void Runner::work(Worker* w) {
+  for (;;) {
+    transfer(w->job);
+    idle_.push_back(w);
+    w->wake->acquire();
+  }
+}
+
+void Runner::transfer(std::size_t i) {
+  const std::size_t k = plan_.route_of[i];
+  const Route& r = plan_.routes[k].route;
+  // The whole route latency (transport setup + links) is waited here and SimGrid's links have none:
+  // in CM02 a flow uses no bandwidth during its latency, so this is the same model, and it avoids
+  // SimGrid 3.32's lazy solver mis-sharing flows that leave their latency phase together (it gave one of
+  // two equal H2D copies 1.5x its link's bandwidth). A zero-byte transfer is only this delay (3.32 also
+  // never completes a zero-byte Comm waited with wait_any).
+  // A transfer on an established connection (Transfer::connected) skips the transport's setup.
+  const double setup = (*plan_.transfers)[i].connected ? r.setup.value : 0.0;
+  const double begin = timings_[i].start.value + r.latency.value - setup;
+  sg4::this_actor::sleep_until(begin);
+  const Transfer& t = (*plan_.transfers)[i];
+  if (t.bytes.value > 0 && ends_[k].first != nullptr)
+    sg4::Comm::sendto(ends_[k].first, ends_[k].second, static_cast<std::uint64_t>(std::llround(t.bytes.value)));
+  if (t.duration.value > 0) sg4::this_actor::sleep_until(begin + t.duration.value);  // a compute task
+  finish(i, std::max(begin + t.duration.value, sg4::Engine::get_clock()));
+}
+
+void Runner::finish(std::size_t i, double now) {
+  timings_[i].finish = {now};
+  if (++done_ == timings_.size()) all_done_->release();
+  for (std::size_t d : dependents_[i]) {
+    deps_done_[d] = std::max(deps_done_[d], now);
+    if (--missing_[d] == 0) ready(d, deps_done_[d]);
+  }
+}
+
+}  // namespace
+
+std::vector<TransferTiming> simulate(const SimPlan& plan) {
+  sg4::Engine* engine = make_engine();
+  ZoneBuilder zone(*plan.platform);
+  sg4::Host* where = nullptr;
+  std::vector<Endpoints> ends = zone.build(plan.routes, &where);
+  Runner runner(plan, std::move(ends), where);
+  runner.start();
+  engine->run();
+  if (!runner.complete()) throw std::logic_error("the simulation ended before every transfer finished");
+  return std::move(runner.timings());
+}
+
+}  // namespace rigsim::engine::detail

@@ -1,0 +1,66 @@
+// `rigsim bench`: nccl-tests on a server you do not own. For each size of a sweep: plan the collective
+// (collectives.hpp), run its transfers on the Platform (a model::Executor: engine::run), and report time, algbw and busbw
+// as nccl-tests would (nccl_tests.hpp), plus why: the connections used and the busiest links.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/collectives.hpp"
+#include "model/nccl_tests.hpp"
+#include "model/platform.hpp"
+#include "model/task_graph.hpp"
+
+namespace rigsim::model {
+
+struct BenchOptions {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  std::vector<topology::DeviceId> gpus;  // ranks in order; empty: every GPU of the topology
+  nccl_tests::Sweep sweep;
+  CollectiveOptions collective;
+};
+
+struct BenchRow {
+  nccl_tests::Row row;
+  Algorithm algorithm = Algorithm::Ring;
+  PlanModel model = PlanModel::Step;
+  Protocol protocol = Protocol::Simple;
+  std::size_t transfers = 0;
+};
+
+struct BenchResult {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  std::vector<topology::DeviceId> gpus;
+  std::vector<BenchRow> rows;
+  double avg_busbw = 0;               // GB/s, as nccl-tests' footer
+  CollectivePlan largest;             // plan of the largest size, transfers dropped (for "why")
+  std::vector<LinkUsage> bottleneck;  // busiest links while the largest size ran
+};
+
+/// Simulated duration of one plan: the makespan of its transfers, or its latency term when it moves
+/// nothing (one GPU), or 0 for 0 bytes. `run` receives the executor's result when given.
+Seconds simulate_plan(const Platform& platform, const Executor& execute, const CollectivePlan& plan,
+                      RunResult* run = nullptr);
+
+/// The whole sweep. Throws rigsim::InputError for bad options (see plan_collective, sweep_sizes).
+BenchResult run_bench(const Platform& platform, const Executor& execute, const BenchOptions& options);
+
+/// The GPUs of a bench, like nccl-tests' -g: per server, the first `per_node` GPUs (all when nullopt),
+/// or the GPUs at `indices` (positions in the server's GPU list, as CUDA device ids). Servers in order.
+/// Throws rigsim::InputError when a count or index exceeds a server's GPUs.
+std::vector<topology::DeviceId> select_gpus(const topology::Topology& topo,
+                                            std::optional<std::size_t> per_node,
+                                            const std::vector<std::size_t>& indices);
+
+/// The nccl-tests output (preamble, table, footer) followed by a "why" section: algorithm, rings,
+/// connections with their transport, and the busiest links with their utilisation.
+std::string bench_text(const Platform& platform, const BenchOptions& options, const BenchResult& result);
+/// {"op", "layout", "gpus", "rows": [{"size", "count", "time_us", "algbw", "busbw", "algorithm", "model",
+///  "protocol"}], "avg_busbw",
+///  "bottleneck": [{"link", "utilization"}], "connections": [...]}.
+nlohmann::json bench_json(const Platform& platform, const BenchOptions& options, const BenchResult& result);
+
+}  // namespace rigsim::model

@@ -1,0 +1,506 @@
+// Collective plans: NCCL's ring (all_reduce = reduce-scatter + all-gather), chains for broadcast /
+// reduce, grouped send/recv for alltoall and sendrecv, and (collectives_tree.cpp) the double binary
+// tree for multi-node all_reduce. Reference nccl.md §d.3–§d.5.
+//
+// Ring, step model. Channel c carries S/C; each of its K steps moves a slice s = S/(n·C) per rank,
+// cut into L pipelined loops of s/L bytes (collectives_detail.hpp: ring_loops). Transfer (l, k, r) on
+// hop r = ring[r] -> ring[r+1] waits for the data it forwards — (l, k-1) on hop r-1 — and for the
+// previous transfer on its own hop: one flow at a time per connection, as NCCL's kernel sends in
+// order (and so a per-flow rate limit such as a staged copy's holds). Loop 0 carries the per-step
+// latency (and step 0 the base latency); later loops follow in its wake, as NCCL's pipeline hides
+// them. On n identical links of rate B:
+//   T = base + K·step_latency + K·S/(n·B)     (all_reduce: K = 2(n-1), so busbw -> B),
+// NCCL's own model (§d.5). The platform charges each transfer its transport's setup; the plan counts
+// that setup as part of NCCL's per-step latency (step_delay), and L is kept small enough that the
+// setups of later loops stay under 0.5 % of the time.
+// Ring, steady model: one flow per hop of K·S/(n·C) bytes, all concurrent, after the whole latency
+// term. Chains (broadcast, reduce) and trees follow the same two shapes.
+#include "model/collectives.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "common/input.hpp"
+#include "model/collectives_detail.hpp"
+#include "model/platform.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using topology::DeviceId;
+
+/// A step-level plan larger than this is refused (it would simulate for minutes: about 1 s per 100k
+/// transfers), with a hint to use --model steady.
+constexpr std::size_t kMaxTransfers = 1'000'000;
+/// Most concurrent alltoall flows: every flow shares links with all others, and the simulation time
+/// grows with their square (16k flows: 6 s on a 2-core machine).
+constexpr std::size_t kMaxConcurrentFlows = 20'000;
+
+constexpr std::array<std::pair<CollectiveOp, std::string_view>, 7> kOpNames{{
+    {CollectiveOp::AllReduce, "all_reduce"},
+    {CollectiveOp::AllGather, "all_gather"},
+    {CollectiveOp::ReduceScatter, "reduce_scatter"},
+    {CollectiveOp::Broadcast, "broadcast"},
+    {CollectiveOp::Reduce, "reduce"},
+    {CollectiveOp::AllToAll, "alltoall"},
+    {CollectiveOp::SendRecv, "sendrecv"},
+}};
+
+[[noreturn]] void fail(const std::string& message) {
+  throw InputError("", "", message);
+}
+
+}  // namespace
+
+void detail::check_step_size(std::size_t transfers, const CollectivePlan& plan) {
+  if (transfers > kMaxTransfers)
+    fail("a step-level " + std::string(to_string(plan.op)) + " plan on " + std::to_string(plan.ranks.size()) +
+         " GPUs would have " + std::to_string(transfers) + " transfers (limit " +
+         std::to_string(kMaxTransfers) + "); use the steady-state model (--model steady)");
+}
+
+namespace {
+
+std::size_t node_count(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+  std::set<int> nodes;
+  for (DeviceId r : ranks) nodes.insert(topo.device(r).node);
+  return nodes.size();
+}
+
+/// Steps K and the bytes each rank sends per step, for the ring collectives (NCCL tuning.cc nsteps).
+std::pair<std::size_t, double> ring_work(CollectiveOp op, std::size_t n, Bytes size) {
+  const double slice = size.value / static_cast<double>(n);
+  if (op == CollectiveOp::AllReduce) return {2 * (n - 1), slice};
+  return {n - 1, slice};  // all_gather, reduce_scatter
+}
+
+/// NCCL's ring latency: base + (nsteps - nInter)·intra + nInter·inter (nccl.md §d.5).
+Seconds ring_latency(Seconds base, CollectiveOp op, std::size_t n, std::size_t nodes,
+                     const detail::StepLatencies& lat) {
+  const std::size_t steps = op == CollectiveOp::AllReduce ? 2 * (n - 1) : n - 1;
+  const std::size_t inter = op == CollectiveOp::AllReduce ? 2 * (nodes - 1) : nodes - 1;
+  return {base.value + static_cast<double>(steps - inter) * lat.intra.value +
+          static_cast<double>(inter) * lat.inter.value};
+}
+Seconds ring_latency(const calibration::CostModel& cost, CollectiveOp op, std::size_t n, std::size_t nodes,
+                     const detail::StepLatencies& lat) {
+  return ring_latency(cost.nccl_base_latency, op, n, nodes, lat);
+}
+
+/// Chain (broadcast, reduce): base + (hops - inter)·intra + inter·inter, one inter hop per extra server.
+Seconds chain_latency(Seconds base, std::size_t n, std::size_t nodes, const detail::StepLatencies& lat) {
+  const std::size_t hops = n - 1;
+  return {base.value + static_cast<double>(hops - (nodes - 1)) * lat.intra.value +
+          static_cast<double>(nodes - 1) * lat.inter.value};
+}
+
+std::size_t proto_index(Protocol p) {
+  return static_cast<std::size_t>(p);
+}
+
+/// NCCL's per-architecture bandwidth caps (tuning.cc, nccl.md §d.5), GB/s: llMaxBws[arch][nodes 1 / 2 /
+/// more], perChMaxRingLL128Bws[arch] and the top per-channel search speed; arch rows Volta (and older), Ampere, Hopper, Blackwell.
+constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
+constexpr double kLl128PerChannelBw[4] = {20.0, 20.0, 36.7, 40.0};
+constexpr double kMaxChannelBw[4] = {40.0, 40.0, 60.0, 90.0};
+
+std::size_t arch_row(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+  int sm = 1000;
+  for (DeviceId r : ranks)
+    if (topo.device(r).gpu != nullptr) sm = std::min(sm, topo.device(r).gpu->sm);
+  return sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : 0;
+}
+
+/// LL128 is on by default only when the intra-server graph is NVLink (typeIntra <= NVB) and, across
+/// servers, every GPU reaches its NIC within a PCIe switch (typeInter <= PXB) (nccl.md §d.5).
+bool ll128_default(const topology::Topology& topo, const CollectivePlan& p, std::size_t nodes, bool nvl) {
+  if (!nvl) return false;
+  if (nodes < 2) return true;
+  for (DeviceId r : p.ranks) {
+    const auto nic = nearest_nic(topo, r);
+    if (!nic || topo.pcie_path(r, *nic).nccl > topology::PathClass::PXB) return false;
+  }
+  return true;
+}
+
+/// NCCL's protocol choice (tuning.cc, nccl.md §d.5) for a ring (`chain` false) or a chain. busBw is
+/// channels x the slowest hop's achievable rate; LL gets min(llMaxBw, busBw/2), LL128
+/// min(0.92·busBw, channels x perChMaxRingLL128Bw), Simple busBw; time = latency + S·K/n / bw (ring),
+/// latency + S / bw (chain). The simulation moves busBw/bw times the bytes (wire_factor), so a
+/// protocol's flows reach its bandwidth on the same links.
+ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration::CostModel& cost,
+                               const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes, bool nvl,
+                               bool chain) {
+  ProtocolChoice c;
+  const std::size_t n = p.ranks.size();
+  c.enabled[proto_index(Protocol::LL128)] = ll128_default(topo, p, nodes, nvl);
+  if (o.protocol) {
+    for (bool& e : c.enabled) e = false;
+    c.enabled[proto_index(*o.protocol)] = true;
+  }
+  const auto stage = detail::slowest_stage(p.connections);
+  const double bus = p.channels * (std::isfinite(stage.rate) && stage.rate > 0 ? stage.rate : 1e9);
+  const std::size_t row = arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+  // NCCL's channel count: rigsim may carry a whole NVSwitch fabric on one ring channel, NCCL's search
+  // caps a channel at the top speed of its table (SM<90: 40, SM90: 60, SM100: 90 GB/s; nccl.md §d.4).
+  const double channels = std::max<double>(p.channels, std::ceil(bus / (kMaxChannelBw[row] * 1e9)));
+  const double bw[3] = {std::min(kLlMaxBw[row][col] * 1e9, 0.5 * bus),
+                        std::min(0.92 * bus, channels * kLl128PerChannelBw[row] * 1e9), bus};
+  const double share = chain ? 1.0
+                             : static_cast<double>(ring_work(p.op, n, p.size).first) / static_cast<double>(n);
+  double best = std::numeric_limits<double>::infinity();
+  for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    const std::size_t i = proto_index(proto);
+    const auto lat = detail::protocol_step_latencies(cost, proto, p.connections, nvl);
+    const Seconds base = detail::protocol_base(cost, proto);
+    c.latency[i] = chain ? chain_latency(base, n, nodes, lat) : ring_latency(base, p.op, n, nodes, lat);
+    c.bus_bw[i] = {bw[i]};
+    c.time[i] = {c.latency[i].value + p.size.value * share / bw[i]};
+    c.wire_factor[i] = bus / bw[i];
+    if (c.enabled[i] && c.time[i].value < best) {
+      best = c.time[i].value;
+      c.chosen = proto;
+    }
+  }
+  return c;
+}
+
+void build_rings(const Platform& platform, detail::ConnectionCache& cache, const CollectiveOptions& o,
+                 CollectivePlan& plan) {
+  std::set<std::pair<DeviceId, DeviceId>> seen;
+  for (auto& order : ring_channels(platform, plan.ranks, o.p2p, std::max(1, o.max_channels))) {
+    Ring ring{order, {}};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const Connection& h = cache.get(order[i], order[(i + 1) % order.size()]);
+      ring.hops.push_back(h);
+      if (seen.insert({h.src, h.dst}).second) plan.connections.push_back(h);
+    }
+    plan.rings.push_back(std::move(ring));
+  }
+  plan.channels = static_cast<int>(plan.rings.size());
+}
+
+std::string tag(const CollectivePlan& p, const char* what, std::size_t c, std::size_t k) {
+  return std::string(to_string(p.op)) + " " + what + " ch" + std::to_string(c) + " step " + std::to_string(k);
+}
+
+/// Bytes one transfer of the plan puts on the wire: its data times the protocol's wire factor (LL:
+/// 8 flag bytes per 8 data bytes, i.e. at least 2).
+Bytes wire(const CollectivePlan& p) {
+  return {p.chunk.value * p.protocol_choice.wire_factor[proto_index(p.protocol)]};
+}
+
+/// Step model of the rings. NCCL's per-step latency of loop 0 sits on a zero-byte delay node (a GPU to
+/// itself) between the data a step forwards and its flow, so it overlaps the previous flow on the same
+/// connection, as NCCL's buffer slots let it; the flows of one connection still follow each other.
+void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl, CollectivePlan& p) {
+  const std::size_t n = p.ranks.size();
+  const auto work = ring_work(p.op, n, p.size);  // not a structured binding: the lambda captures it
+  const std::size_t steps = work.first;
+  const double slice = work.second;
+  p.chunk = {slice / p.channels / static_cast<double>(loops)};
+  detail::check_step_size(p.rings.size() * (loops + 1) * steps * n, p);
+  for (std::size_t c = 0; c < p.rings.size(); ++c) {
+    const Ring& ring = p.rings[c];
+    std::vector<std::size_t> flow(loops * steps * n);  // transfer index of flow (l, k, r)
+    auto at = [&](std::size_t l, std::size_t k, std::size_t r) -> std::size_t& {
+      return flow[(l * steps + k) * n + r];
+    };
+    for (std::size_t l = 0; l < loops; ++l)
+      for (std::size_t k = 0; k < steps; ++k)
+        for (std::size_t r = 0; r < n; ++r) {
+          std::vector<std::size_t> after;
+          if (k > 0) after.push_back(at(l, k - 1, (r + n - 1) % n));  // the data this step forwards
+          if (l == 0) {
+            const Seconds delay = detail::protocol_delay(cost, p.protocol, ring.hops[r], nvl) +
+                                  (k == 0 ? detail::protocol_base(cost, p.protocol) : Seconds{});
+            if (delay.value > 0)
+              after = {detail::add_delay(p.transfers, ring.order[r], delay, std::move(after))};
+          }
+          if (k > 0)
+            after.push_back(at(l, k - 1, r));  // the previous flow on this connection
+          else if (l > 0)
+            after.push_back(at(l - 1, steps - 1, r));
+          at(l, k, r) = detail::add_transfer(p.transfers, ring.hops[r], wire(p), Seconds{}, std::move(after),
+                                             tag(p, "ring", c, k), p.protocol != Protocol::Simple);
+        }
+  }
+}
+
+void ring_steady(const calibration::CostModel& cost, CollectivePlan& p) {
+  const auto [steps, slice] = ring_work(p.op, p.ranks.size(), p.size);
+  p.chunk = {static_cast<double>(steps) * slice / p.channels};
+  for (std::size_t c = 0; c < p.rings.size(); ++c)
+    for (const Connection& h : p.rings[c].hops)
+      detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(cost, p, h), {}, tag(p, "ring", c, 0),
+                           p.protocol != Protocol::Simple);
+}
+
+void plan_ring(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
+               bool nvl, CollectivePlan& p) {
+  const std::size_t n = p.ranks.size();
+  const auto [steps, slice] = ring_work(p.op, n, p.size);
+  const std::size_t nodes = node_count(topo, p.ranks);
+  p.protocol_choice = choose_protocol(topo, cost, o, p, nodes, nvl, false);
+  p.protocol = p.protocol_choice.chosen;
+  // LL / LL128 are chosen for small sizes only, where pipelining a step in loops changes nothing.
+  const std::size_t loops =
+      p.protocol != Protocol::Simple
+          ? 1
+          : detail::ring_loops(slice / p.channels, detail::slowest_stage(p.connections), o.ring_chunk,
+                               o.max_ring_loops);
+  p.model = detail::resolve_model(o, n, p.rings.size() * loops * steps * n);
+  p.latency = p.protocol == Protocol::Simple
+                  ? ring_latency(cost, p.op, n, nodes, detail::step_latencies(cost, p.connections, nvl))
+                  : p.protocol_choice.latency[proto_index(p.protocol)];
+  p.model == PlanModel::Step ? ring_steps(cost, loops, nvl, p) : ring_steady(cost, p);
+}
+
+/// Broadcast / reduce: the ring cut into a chain that starts (broadcast) or ends (reduce) at the root.
+void make_chains(CollectivePlan& p, std::size_t root) {
+  const DeviceId r = p.ranks[root];
+  p.connections.clear();
+  std::set<std::pair<DeviceId, DeviceId>> seen;
+  for (Ring& ring : p.rings) {
+    auto it = std::find(ring.order.begin(), ring.order.end(), r);
+    const long shift = (it - ring.order.begin()) + (p.op == CollectiveOp::Reduce ? 1 : 0);
+    std::rotate(ring.order.begin(), ring.order.begin() + shift % static_cast<long>(ring.order.size()),
+                ring.order.end());
+    std::rotate(ring.hops.begin(), ring.hops.begin() + shift % static_cast<long>(ring.hops.size()),
+                ring.hops.end());
+    ring.hops.pop_back();  // the hop closing the ring is not used by a chain
+    for (const Connection& h : ring.hops)
+      if (seen.insert({h.src, h.dst}).second) p.connections.push_back(h);
+  }
+}
+
+void plan_chain(const topology::Topology& topo, const calibration::CostModel& cost,
+                const CollectiveOptions& o, bool nvl, CollectivePlan& p) {
+  const std::size_t hops = p.ranks.size() - 1;
+  const double per_channel = p.size.value / p.channels;
+  const std::size_t nodes = node_count(topo, p.ranks);
+  p.protocol_choice = choose_protocol(topo, cost, o, p, nodes, nvl, true);
+  p.protocol = p.protocol_choice.chosen;
+  const bool simple = p.protocol == Protocol::Simple;
+  const std::size_t chunks =
+      !simple ? 1
+              : detail::pipeline_chunks(per_channel, static_cast<double>(hops - 1),
+                                        detail::slowest_stage(p.connections), o.chain_chunk,
+                                        o.max_chain_chunks);
+  p.model = detail::resolve_model(o, p.ranks.size(), p.rings.size() * chunks * hops);
+  p.latency = simple ? chain_latency(cost.nccl_base_latency, p.ranks.size(), nodes,
+                                     detail::step_latencies(cost, p.connections, nvl))
+                     : p.protocol_choice.latency[proto_index(p.protocol)];
+  if (p.model == PlanModel::Steady) {
+    p.chunk = {per_channel};
+    for (std::size_t c = 0; c < p.rings.size(); ++c)
+      for (const Connection& h : p.rings[c].hops)
+        detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(cost, p, h), {},
+                             tag(p, "chain", c, 0), !simple);
+    return;
+  }
+  p.chunk = {per_channel / static_cast<double>(chunks)};
+  detail::check_step_size(p.rings.size() * chunks * hops, p);
+  for (std::size_t c = 0; c < p.rings.size(); ++c) {
+    const std::size_t first = p.transfers.size();
+    for (std::size_t j = 0; j < chunks; ++j)
+      for (std::size_t h = 0; h < hops; ++h) {
+        std::vector<std::size_t> after;
+        if (h > 0) after.push_back(first + j * hops + h - 1);
+        if (j > 0) after.push_back(first + (j - 1) * hops + h);
+        Seconds lat{};
+        if (j == 0)
+          lat = detail::protocol_delay(cost, p.protocol, p.rings[c].hops[h], nvl) +
+                (h == 0 ? detail::protocol_base(cost, p.protocol) : Seconds{});
+        detail::add_transfer(p.transfers, p.rings[c].hops[h], wire(p), lat, std::move(after),
+                             tag(p, "chain", c, h), !simple);
+      }
+  }
+}
+
+/// alltoall (every rank sends S/n to every other, all at once: ncclGroupStart + n x send/recv) and
+/// sendrecv (rank i sends S to rank i+1, as nccl-tests does). One flow per pair in both models.
+void plan_pairwise(const topology::Topology& topo, const calibration::CostModel& cost,
+                   detail::ConnectionCache& cache, const CollectiveOptions& o, CollectivePlan& p) {
+  const std::size_t n = p.ranks.size();
+  const bool a2a = p.op == CollectiveOp::AllToAll;
+  if (a2a && n * (n - 1) > kMaxConcurrentFlows)
+    fail("alltoall on " + std::to_string(n) + " GPUs is " + std::to_string(n * (n - 1)) +
+         " concurrent flows; rigsim simulates at most " + std::to_string(kMaxConcurrentFlows) +
+         " (141 GPUs)");
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != i && (a2a || j == (i + 1) % n)) p.connections.push_back(cache.get(p.ranks[i], p.ranks[j]));
+  const bool nvl = detail::intra_is_nvlink(topo, p.connections);
+  p.model = o.model == PlanModel::Auto ? PlanModel::Step : o.model;
+  p.chunk = {a2a ? p.size.value / static_cast<double>(n) : p.size.value};
+  p.latency = cost.nccl_base_latency;
+  for (const Connection& h : p.connections) {
+    p.latency = std::max(p.latency, cost.nccl_base_latency + detail::effective_step(cost, h, nvl));
+    detail::add_transfer(p.transfers, h, p.chunk, cost.nccl_base_latency + detail::step_delay(cost, h, nvl),
+                         {}, std::string(to_string(p.op)));
+  }
+}
+
+void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ranks,
+                 const CollectiveOptions& o) {
+  if (ranks.empty()) fail("a collective needs at least one GPU");
+  std::set<DeviceId> seen;
+  for (DeviceId r : ranks) {
+    if (r >= topo.devices().size() || topo.device(r).kind != topology::DeviceKind::Gpu)
+      fail("device " + std::to_string(r) + " is not a GPU of layout " + topo.name());
+    if (!seen.insert(r).second) fail("GPU " + topo.device(r).name + " appears twice in the rank list");
+  }
+  if (o.root >= ranks.size())
+    fail("root rank " + std::to_string(o.root) + " is out of range (" + std::to_string(ranks.size()) +
+         " ranks)");
+}
+
+/// NCCL's choice between ring and tree for all_reduce (tuning.cc time model, nccl.md §d.5), with the
+/// slowest hop's wire rate B as the bus bandwidth of both: ring 2(n-1)/n·S/B, tree S/(0.5·0.92·B).
+Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::CostModel& cost,
+                            const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes, bool nvl) {
+  if (nodes < 2) return Algorithm::Ring;
+  double bw = std::numeric_limits<double>::infinity();
+  for (const Connection& h : p.connections) bw = std::min(bw, h.rate.value);
+  const auto n = static_cast<double>(p.ranks.size());
+  const auto lat = detail::step_latencies(cost, p.connections, nvl);
+  const double ring =
+      ring_latency(cost, p.op, p.ranks.size(), nodes, lat).value + 2 * (n - 1) / n * p.size.value / bw;
+  const double tree =
+      detail::tree_latency(cost, p.ranks.size(), nodes, lat).value + p.size.value / (0.5 * 0.92 * bw);
+  // The ring may also run LL / LL128 (the tree runs Simple only in rigsim): NCCL compares every
+  // (algorithm, protocol) pair.
+  const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
+  const double ring_fast = rp.chosen == Protocol::Simple ? ring : rp.time[proto_index(rp.chosen)].value;
+  return tree < ring && tree < ring_fast ? Algorithm::Tree : Algorithm::Ring;
+}
+
+Algorithm pick_algorithm(const topology::Topology& topo, const calibration::CostModel& cost,
+                         const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes, bool nvl) {
+  if (p.op == CollectiveOp::AllToAll || p.op == CollectiveOp::SendRecv) {
+    if (o.algorithm && *o.algorithm != Algorithm::Pairwise)
+      fail(std::string(to_string(p.op)) + " uses pairwise send/recv, not " +
+           std::string(to_string(*o.algorithm)));
+    return Algorithm::Pairwise;
+  }
+  if (o.algorithm == Algorithm::Pairwise) fail(std::string(to_string(p.op)) + " has no pairwise algorithm");
+  if (o.algorithm == Algorithm::Tree && p.op != CollectiveOp::AllReduce)
+    fail("the tree algorithm is only for all_reduce (NCCL runs " + std::string(to_string(p.op)) +
+         " on rings)");
+  if (o.algorithm) return *o.algorithm;
+  return p.op == CollectiveOp::AllReduce ? choose_all_reduce(topo, cost, o, p, nodes, nvl) : Algorithm::Ring;
+}
+
+}  // namespace
+
+PlanModel detail::resolve_model(const CollectiveOptions& o, std::size_t ranks, std::size_t step_transfers) {
+  if (o.model != PlanModel::Auto) return o.model;
+  return (ranks > o.steady_above_ranks || step_transfers > o.steady_above_transfers) ? PlanModel::Steady
+                                                                                     : PlanModel::Step;
+}
+
+std::string_view to_string(CollectiveOp op) {
+  for (const auto& [k, s] : kOpNames)
+    if (k == op) return s;
+  return "?";
+}
+
+std::string_view to_string(Algorithm a) {
+  switch (a) {
+    case Algorithm::Ring:
+      return "ring";
+    case Algorithm::Tree:
+      return "tree";
+    case Algorithm::Pairwise:
+      return "pairwise";
+  }
+  return "?";
+}
+
+std::string_view to_string(PlanModel m) {
+  switch (m) {
+    case PlanModel::Auto:
+      return "auto";
+    case PlanModel::Step:
+      return "step";
+    case PlanModel::Steady:
+      return "steady";
+  }
+  return "?";
+}
+
+std::optional<CollectiveOp> parse_collective(std::string_view name) {
+  for (const auto& [k, s] : kOpNames)
+    if (s == name) return k;
+  return std::nullopt;
+}
+
+std::string_view to_string(Protocol p) {
+  switch (p) {
+    case Protocol::LL:
+      return "LL";
+    case Protocol::LL128:
+      return "LL128";
+    case Protocol::Simple:
+      return "Simple";
+  }
+  return "?";
+}
+
+std::optional<Protocol> parse_protocol(std::string_view name) {
+  for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple})
+    if (to_string(p) == name) return p;
+  return std::nullopt;
+}
+
+std::optional<PlanModel> parse_plan_model(std::string_view name) {
+  for (PlanModel m : {PlanModel::Auto, PlanModel::Step, PlanModel::Steady})
+    if (to_string(m) == name) return m;
+  return std::nullopt;
+}
+
+std::vector<std::string> collective_names() {
+  std::vector<std::string> out;
+  out.reserve(kOpNames.size());
+  for (const auto& [k, s] : kOpNames) out.emplace_back(s);
+  return out;
+}
+
+CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const std::vector<DeviceId>& ranks,
+                               Bytes size, const CollectiveOptions& options) {
+  const auto& topo = platform.topology();
+  const auto& cost = platform.cost_model();
+  check_ranks(topo, ranks, options);
+  CollectivePlan p;
+  p.op = op;
+  p.ranks = ranks;
+  p.size = size;
+  p.latency = cost.nccl_base_latency;
+  detail::ConnectionCache cache(platform, options.p2p, ranks.size());
+  if (op == CollectiveOp::AllToAll || op == CollectiveOp::SendRecv) {
+    p.algorithm = pick_algorithm(topo, cost, options, p, 1, false);
+    if (ranks.size() > 1 && size.value > 0) plan_pairwise(topo, cost, cache, options, p);
+    return p;
+  }
+  build_rings(platform, cache, options, p);
+  const bool nvl = detail::intra_is_nvlink(topo, p.connections);
+  const std::size_t nodes = node_count(topo, ranks);
+  p.algorithm = pick_algorithm(topo, cost, options, p, nodes, nvl);
+  p.model = detail::resolve_model(options, ranks.size(), 0);
+  if (ranks.size() < 2 || size.value <= 0) return p;
+  if (p.algorithm == Algorithm::Tree) {
+    detail::plan_tree(platform, cache, options, p);
+  } else if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) {
+    make_chains(p, options.root);
+    plan_chain(topo, cost, options, detail::intra_is_nvlink(topo, p.connections), p);
+  } else {
+    plan_ring(topo, cost, options, nvl, p);
+  }
+  return p;
+}
+
+}  // namespace rigsim::model

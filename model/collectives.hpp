@@ -1,0 +1,139 @@
+// Collective plans as pure values: NCCL's algorithms (reference nccl.md §d.4, §d.5) decomposed into
+// a DAG of Transfers (model/task_graph.hpp) that the executor runs. No SimGrid here: plans are built
+// and tested on their own.
+//
+// Two models of the same algorithm:
+//  - Step: every ring step (or tree / chain chunk) of every channel is a Transfer, with the data
+//    dependencies of NCCL's kernels. Exact for small collectives; costs C·L·K·n transfers for a ring.
+//  - Steady: the pipelined steady state of the same algorithm — one long flow per edge carrying
+//    all the bytes that edge moves, all concurrent, started after NCCL's latency term. Linear in n,
+//    and flows still share links in the simulation, so contention is kept.
+// `Auto` uses Step for small plans and Steady for large ones (CollectiveOptions).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibration/cost_model.hpp"
+#include "common/units.hpp"
+#include "model/platform.hpp"
+#include "model/task_graph.hpp"
+#include "topology/p2p.hpp"
+#include "topology/topology.hpp"
+
+namespace rigsim::model {
+
+enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+enum class Algorithm { Ring, Tree, Pairwise };
+enum class PlanModel { Auto, Step, Steady };
+/// NCCL's protocols (nccl.md §d.5): LL (8-byte flag per 8 bytes of data, lowest latency, half the
+/// bandwidth), LL128 (8 flag bytes per 128-byte line, NVLink machines only) and Simple (full bandwidth,
+/// highest latency).
+enum class Protocol { LL, LL128, Simple };
+
+/// "all_reduce", "all_gather", ... (nccl-tests binary names without "_perf").
+std::string_view to_string(CollectiveOp op);
+std::string_view to_string(Algorithm a);
+std::string_view to_string(PlanModel m);
+std::optional<CollectiveOp> parse_collective(std::string_view name);
+std::optional<PlanModel> parse_plan_model(std::string_view name);
+std::string_view to_string(Protocol p);  // "LL", "LL128", "Simple" (NCCL_PROTO spelling)
+std::optional<Protocol> parse_protocol(std::string_view name);
+/// Every op name, in declaration order (for help texts and suggestions).
+std::vector<std::string> collective_names();
+
+struct CollectiveOptions {
+  PlanModel model = PlanModel::Auto;
+  /// all_reduce only: force Ring or Tree like NCCL_ALGO; nullopt: NCCL's tuning-model choice
+  /// (tree is considered only when the ranks span several nodes).
+  std::optional<Algorithm> algorithm;
+  /// Ring and chain collectives (all_reduce, all_gather, reduce_scatter, broadcast, reduce): force a
+  /// protocol like NCCL_PROTO; nullopt: NCCL's tuning-model choice (choose_protocol). Trees and
+  /// pairwise send/recv always use Simple.
+  std::optional<Protocol> protocol;
+  topology::P2pPolicy p2p;  // NCCL_P2P_LEVEL / NCCL_P2P_DISABLE
+  std::size_t root = 0;     // rank index of the root (broadcast, reduce), as nccl-tests' -r
+  /// Most ring channels (distinct rings over disjoint NVLink directions); NCCL's MAXCHANNELS is 32.
+  int max_channels = 16;
+  /// Ring step payload per transfer. NCCL's Simple protocol moves ALLREDUCE_CHUNKSTEPS (4) steps of
+  /// 512 KiB (4 MiB buffer / NCCL_STEPS 8) = 2 MiB per chunk [R: NCCL src/include/collectives.h,
+  /// src/include/device.h, recalled]. Pieces are never smaller than this.
+  Bytes ring_chunk{2.0 * 1024 * 1024};
+  /// Chain (broadcast, reduce) and tree pipeline chunk: BROADCAST_CHUNKSTEPS 1 x 512 KiB [R, same].
+  Bytes chain_chunk{512.0 * 1024};
+  /// Caps on pipelined pieces (simulation cost). Within them the piece count is set by the transport's
+  /// setup time (see collectives_detail.hpp): NCCL overlaps a chunk's setup with the previous chunk
+  /// through its 8 buffer slots, a flow model serializes it, so pieces stay large enough for it not
+  /// to matter.
+  int max_ring_loops = 8;
+  int max_chain_chunks = 512;
+  int max_tree_chunks = 256;
+  /// Auto picks Steady above this many ranks or when the step plan would exceed this many transfers.
+  std::size_t steady_above_ranks = 16;
+  std::size_t steady_above_transfers = 20000;
+};
+
+/// One channel's ring order and its hops: hop i goes order[i] -> order[i+1 mod n]. A chain (broadcast,
+/// reduce) is a ring rotated to start or end at the root, without the closing hop: n-1 hops.
+struct Ring {
+  std::vector<topology::DeviceId> order;
+  std::vector<Connection> hops;
+};
+
+/// NCCL's protocol choice for a ring or chain (tuning.cc time model, nccl.md §d.5): per protocol
+/// time = latency + bytes / bandwidth, the fastest enabled one wins.
+struct ProtocolChoice {
+  Protocol chosen = Protocol::Simple;
+  bool enabled[3] = {true, false, true};  // indexed by Protocol; LL128 only on NVLink (typeIntra <= NVB)
+  Seconds latency[3];                     // NCCL's latency term per protocol
+  BytesPerSecond bus_bw[3];               // bus bandwidth per protocol (Simple: channels x hop rate)
+  Seconds time[3];                        // latency + size x (steps / ranks) / bus_bw
+  double wire_factor[3] = {1, 1, 1};      // bytes on the wire per byte of data in the simulation
+};
+
+struct CollectivePlan {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  Algorithm algorithm = Algorithm::Ring;
+  PlanModel model = PlanModel::Step;      // resolved: Step or Steady
+  Protocol protocol = Protocol::Simple;   // resolved
+  ProtocolChoice protocol_choice;         // the time model behind it (ring and chain plans)
+  std::vector<topology::DeviceId> ranks;  // rank i is ranks[i]
+  Bytes size;                             // nccl-tests "size" column (see nccl_tests.hpp)
+  std::vector<Ring> rings;                // one per channel (Ring algorithm; chains for bcast/reduce)
+  /// Tree algorithm: parent rank index per rank for each of the two trees (-1: root).
+  std::vector<std::vector<long>> tree_parents;
+  std::vector<Connection> connections;  // every distinct pair that exchanges data
+  int channels = 1;
+  Bytes chunk;      // bytes per pipelined transfer (Step model)
+  Seconds latency;  // NCCL's latency term: base + steps x per-step latency
+  std::vector<Transfer> transfers;
+};
+
+/// Plans `op` of `size` bytes (nccl-tests size semantics) over `ranks` (GPU device ids, rank order).
+/// Throws rigsim::InputError for an empty or duplicated rank list, a root out of range, or a plan too
+/// large to simulate.
+/// Every connection, its transport, setup and rate come from `platform` (Platform::connect).
+CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const std::vector<topology::DeviceId>& ranks,
+                               Bytes size, const CollectiveOptions& options = {});
+
+// ---- ring_order.cpp ----------------------------------------------------------------------------
+
+/// The ring NCCL would build over `gpus`: NVLink and same-switch neighbours first, fewest crossings
+/// of slow hops, highest ring throughput. Deterministic; on one server it starts at gpus[0]. Across servers
+/// the per-server rings are chained server by server, entering each at the GPU closest to its NIC.
+/// Hops are judged by the Platform's connections and routes (the rates the simulation gives them).
+std::vector<topology::DeviceId> ring_order(const Platform& platform, const std::vector<topology::DeviceId>& gpus,
+                                           const topology::P2pPolicy& policy = {});
+
+/// Ring orders, one per channel: the ring above, plus further rings over NVLink directions no
+/// earlier ring uses (NCCL's channel search debiting link bandwidth, nccl.md §d.4), kept while they
+/// raise the total throughput under an equal split of the data. At most `max_channels`.
+std::vector<std::vector<topology::DeviceId>> ring_channels(const Platform& platform,
+                                                           const std::vector<topology::DeviceId>& gpus,
+                                                           const topology::P2pPolicy& policy,
+                                                           int max_channels);
+
+}  // namespace rigsim::model

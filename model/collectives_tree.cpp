@@ -1,0 +1,198 @@
+// NCCL's tree all_reduce across servers (reference nccl.md §d.4/§d.5): inside each server the GPUs
+// form a chain (the ring order, cut where the ring left the server); the chain heads form two
+// binary trees over the servers (the "double binary tree": the second tree is the first mirrored
+// when the server count is even, shifted by one when odd, so a leaf of one is an inner node of the
+// other). Each tree carries half of the data: a reduce up to the root, then a broadcast down, in
+// pipelined chunks.
+//
+// Step model: chunk j goes up a hop once it has arrived from every child (and chunk j-1 has left
+// on that hop); it goes down a hop once the parent has it — the root once all its children's chunk
+// j have arrived. Steady model: per tree, one flow up and one down per edge of S/2 bytes each, all
+// concurrent, after NCCL's tree latency base + 2((ppn-1)·intra + log2(nodes)·inter).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "model/collectives_detail.hpp"
+
+namespace rigsim::model::detail {
+namespace {
+
+using topology::DeviceId;
+
+/// Parent of server `r` in a binary tree over 0..n-1 rooted at 0: clear r's lowest set bit and set
+/// the next one up, or just clear it when that leaves the range (the shape NCCL's trees.cc builds).
+long btree_parent(long r, long n) {
+  if (r == 0) return -1;
+  long bit = 1;
+  while ((r & bit) == 0) bit <<= 1;
+  const long up = (r ^ bit) | (bit << 1);
+  return up < n ? up : (r ^ bit);
+}
+
+long dtree_parent(int tree, long r, long n) {
+  if (tree == 0) return btree_parent(r, n);
+  if (n % 2 == 1) {  // shifted by one
+    const long p = btree_parent((r - 1 + n) % n, n);
+    return p < 0 ? -1 : (p + 1) % n;
+  }
+  const long p = btree_parent(n - 1 - r, n);  // mirrored
+  return p < 0 ? -1 : n - 1 - p;
+}
+
+/// Rank indices of each server's chain, in ring order (the ring visits servers one after another).
+std::vector<std::vector<long>> chains(const topology::Topology& topo, const CollectivePlan& p) {
+  std::map<DeviceId, long> index;
+  for (std::size_t i = 0; i < p.ranks.size(); ++i) index[p.ranks[i]] = static_cast<long>(i);
+  std::vector<int> nodes;
+  std::vector<std::vector<long>> out;
+  for (DeviceId d : p.rings.front().order) {
+    const int node = topo.device(d).node;
+    if (nodes.empty() || nodes.back() != node) {
+      nodes.push_back(node);
+      out.emplace_back();
+    }
+    out.back().push_back(index.at(d));
+  }
+  return out;
+}
+
+std::vector<long> tree_parents(const std::vector<std::vector<long>>& chain, int tree, std::size_t ranks) {
+  std::vector<long> parent(ranks, -1);
+  const long servers = static_cast<long>(chain.size());
+  for (long v = 0; v < servers; ++v) {
+    const auto& c = chain[static_cast<std::size_t>(v)];
+    for (std::size_t k = 1; k < c.size(); ++k) parent[static_cast<std::size_t>(c[k])] = c[k - 1];
+    const long up = dtree_parent(tree, v, servers);
+    if (up >= 0) parent[static_cast<std::size_t>(c.front())] = chain[static_cast<std::size_t>(up)].front();
+  }
+  return parent;
+}
+
+std::vector<std::size_t> depths(const std::vector<long>& parent) {
+  std::vector<std::size_t> d(parent.size(), 0);
+  for (std::size_t i = 0; i < parent.size(); ++i)
+    for (long p = parent[i]; p >= 0; p = parent[static_cast<std::size_t>(p)]) ++d[i];
+  return d;
+}
+
+std::string tag(const char* dir, int tree, std::size_t chunk) {
+  return std::string("all_reduce tree") + std::to_string(tree) + " " + dir + " chunk " +
+         std::to_string(chunk);
+}
+
+/// Builder of one tree's step-level transfers.
+struct TreeSteps {
+  const calibration::CostModel& cost;
+  ConnectionCache& hops;
+  CollectivePlan& plan;
+  bool nvl;
+  int tree;
+  std::vector<long> parent;
+  std::vector<std::vector<std::size_t>> children;
+  std::vector<std::size_t> up_order, down_order;  // deepest first, shallowest first (roots left out)
+
+  void build(std::size_t chunks) {
+    std::vector<std::size_t> up(parent.size()), down(parent.size()), prev_up, prev_down;
+    for (std::size_t j = 0; j < chunks; ++j) {
+      prev_up = up;
+      prev_down = down;
+      for (std::size_t i : up_order) {
+        std::vector<std::size_t> after;
+        for (std::size_t c : children[i]) after.push_back(up[c]);
+        if (j > 0) after.push_back(prev_up[i]);
+        up[i] = add(i, static_cast<std::size_t>(parent[i]), j, children[i].empty(), std::move(after), "up");
+      }
+      for (std::size_t i : down_order) {
+        const auto p = static_cast<std::size_t>(parent[i]);
+        std::vector<std::size_t> after;
+        if (parent[p] < 0)
+          for (std::size_t c : children[p]) after.push_back(up[c]);
+        else
+          after.push_back(down[p]);
+        if (j > 0) after.push_back(prev_down[i]);
+        down[i] = add(p, i, j, false, std::move(after), "down");
+      }
+    }
+  }
+
+  std::size_t add(std::size_t from, std::size_t to, std::size_t chunk, bool leaf,
+                  std::vector<std::size_t> after, const char* dir) {
+    const Connection& h = hops.get(plan.ranks[from], plan.ranks[to]);
+    Seconds lat{};
+    if (chunk == 0) lat = step_delay(cost, h, nvl) + (leaf ? cost.nccl_base_latency : Seconds{});
+    return add_transfer(plan.transfers, h, plan.chunk, lat, std::move(after), tag(dir, tree, chunk));
+  }
+};
+
+void collect_hops(ConnectionCache& cache, CollectivePlan& p) {
+  std::set<std::pair<DeviceId, DeviceId>> seen;
+  for (const auto& parent : p.tree_parents)
+    for (std::size_t i = 0; i < parent.size(); ++i) {
+      if (parent[i] < 0) continue;
+      const DeviceId a = p.ranks[i], b = p.ranks[static_cast<std::size_t>(parent[i])];
+      for (auto [s, d] : {std::pair{a, b}, std::pair{b, a}})
+        if (seen.insert({s, d}).second) p.connections.push_back(cache.get(s, d));
+    }
+}
+
+}  // namespace
+
+Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes,
+                     const StepLatencies& lat) {
+  const double ppn = static_cast<double>(ranks) / static_cast<double>(nodes);
+  const double log2_nodes = std::floor(std::log2(static_cast<double>(nodes)));  // NCCL's log2i
+  return {cost.nccl_base_latency.value + 2 * ((ppn - 1) * lat.intra.value + log2_nodes * lat.inter.value)};
+}
+
+void plan_tree(const Platform& platform, ConnectionCache& cache,
+               const CollectiveOptions& o, CollectivePlan& p) {
+  const auto& topo = platform.topology();
+  const auto& cost = platform.cost_model();
+  const auto chain = chains(topo, p);
+  p.tree_parents = {tree_parents(chain, 0, p.ranks.size()), tree_parents(chain, 1, p.ranks.size())};
+  p.connections.clear();
+  collect_hops(cache, p);
+  const bool nvl = intra_is_nvlink(topo, p.connections);
+  p.channels = 2;
+  p.latency = tree_latency(cost, p.ranks.size(), chain.size(), step_latencies(cost, p.connections, nvl));
+  std::size_t depth = 0;
+  for (const auto& parents : p.tree_parents)
+    for (std::size_t d : depths(parents)) depth = std::max(depth, d);
+  // A chunk climbs `depth` hops and comes back down: the pipeline is 2·depth stages deep.
+  const std::size_t chunks =
+      pipeline_chunks(p.size.value / 2, static_cast<double>(2 * depth), slowest_stage(p.connections),
+                      o.chain_chunk, o.max_tree_chunks);
+  p.model = resolve_model(o, p.ranks.size(), 2 * chunks * 2 * (p.ranks.size() - 1));
+  if (p.model == PlanModel::Steady) {
+    p.chunk = {p.size.value / 2};
+    for (int t = 0; t < 2; ++t)
+      for (std::size_t i = 0; i < p.ranks.size(); ++i) {
+        const long up = p.tree_parents[static_cast<std::size_t>(t)][i];
+        if (up < 0) continue;
+        const DeviceId a = p.ranks[i], b = p.ranks[static_cast<std::size_t>(up)];
+        for (const Connection* h : {&cache.get(a, b), &cache.get(b, a)})
+          add_transfer(p.transfers, *h, p.chunk, steady_delay(cost, p, *h), {},
+                       tag(h->src == a ? "up" : "down", t, 0));
+      }
+    return;
+  }
+  check_step_size(2 * chunks * 2 * (p.ranks.size() - 1), p);
+  p.chunk = {p.size.value / 2 / static_cast<double>(chunks)};
+  for (int t = 0; t < 2; ++t) {
+    TreeSteps b{cost, cache, p, nvl, t, p.tree_parents[static_cast<std::size_t>(t)], {}, {}, {}};
+    b.children.resize(b.parent.size());
+    for (std::size_t i = 0; i < b.parent.size(); ++i)
+      if (b.parent[i] >= 0) b.children[static_cast<std::size_t>(b.parent[i])].push_back(i);
+    const auto d = depths(b.parent);
+    for (std::size_t i = 0; i < d.size(); ++i)
+      if (b.parent[i] >= 0) b.up_order.push_back(i);
+    std::stable_sort(b.up_order.begin(), b.up_order.end(), [&](auto x, auto y) { return d[x] > d[y]; });
+    b.down_order.assign(b.up_order.rbegin(), b.up_order.rend());
+    std::stable_sort(b.down_order.begin(), b.down_order.end(), [&](auto x, auto y) { return d[x] < d[y]; });
+    b.build(chunks);
+  }
+}
+
+}  // namespace rigsim::model::detail

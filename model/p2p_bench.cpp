@@ -1,0 +1,217 @@
+// run_p2p_bench(): plans every copy of p2pBandwidthLatencyTest and bandwidthTest as phases of one
+// transfer DAG (each phase starts when the previous one has finished), runs it once, and reads the
+// bandwidths and latencies off the timings. Copies without peer access are the driver's staged
+// cudaMemcpyPeer (D2H, then H2D), not NCCL's pipelined SHM transport.
+#include "model/p2p_bench.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+
+namespace rigsim::model {
+namespace {
+
+using topology::DeviceId;
+
+/// Transfers grouped in phases that run one after the other.
+class PhasedPlan {
+ public:
+  /// Adds a phase; returns the indices of its transfers. A transfer's `after`, if any, holds indices
+  /// into `phase` (a staged copy's H2D leg after its D2H leg); every transfer also waits for the
+  /// previous phase.
+  std::vector<std::size_t> add(std::vector<Transfer> phase) {
+    std::vector<std::size_t> ids;
+    const std::size_t base = transfers_.size();
+    for (Transfer& t : phase) {
+      std::vector<std::size_t> local = std::move(t.after);
+      t.after = previous_;
+      for (std::size_t l : local) t.after.push_back(base + l);
+      ids.push_back(transfers_.size());
+      transfers_.push_back(std::move(t));
+    }
+    previous_ = ids;
+    return ids;
+  }
+  const std::vector<Transfer>& transfers() const { return transfers_; }
+
+ private:
+  std::vector<Transfer> transfers_;
+  std::vector<std::size_t> previous_;
+};
+
+/// How to read one measurement back: its transfers, and what to do with (bytes moved, seconds).
+struct Reading {
+  std::vector<std::size_t> ids;
+  std::function<void(const RunResult&, const std::vector<std::size_t>&)> store;
+};
+
+Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string tag) {
+  Transfer x;
+  x.src = src;
+  x.dst = dst;
+  x.bytes = bytes;
+  x.transport = t;
+  x.tag = std::move(tag);
+  return x;
+}
+
+/// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
+/// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
+/// host buffers of the sender's socket as store-and-forward, a D2H and then an H2D that do not overlap
+/// (published P2P=Disabled runs sit at 0.42-0.5 of one leg), so two dependent host copies.
+void append_copy(std::vector<Transfer>& phase, DeviceId src, DeviceId dst, DeviceId staging, Bytes bytes,
+                 bool peer, const std::string& tag) {
+  if (peer) {
+    phase.push_back(copy(src, dst, bytes, Transport::P2p, tag));
+    return;
+  }
+  phase.push_back(copy(src, staging, bytes, Transport::HostCopy, tag + " d2h"));
+  Transfer h2d = copy(staging, dst, bytes, Transport::HostCopy, tag + " h2d");
+  h2d.after = {phase.size() - 1};
+  phase.push_back(std::move(h2d));
+}
+
+/// Seconds from the phase's start to its last finish.
+double phase_seconds(const RunResult& r, const std::vector<std::size_t>& ids) {
+  double start = r.transfers[ids.front()].start.value, end = start;
+  for (std::size_t i : ids) end = std::max(end, r.transfers[i].finish.value);
+  return end - start;
+}
+
+double gbps(double bytes, double seconds) {
+  return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
+}
+
+class Planner {
+ public:
+  Planner(const Platform& p, const Executor& execute, Bytes size, P2pBenchResult& out)
+      : p_(p), execute_(execute), size_(size), out_(out), gpus_(p.topology().gpus()) {}
+
+  void pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat);
+  void host_copies();
+  void run();
+
+ private:
+  bool peer(std::size_t i, std::size_t j, bool p2p_on) const { return p2p_on && out_.can_access[i][j]; }
+  DeviceId gpu(std::size_t i) const { return gpus_[i]; }
+  DeviceId socket(std::size_t i) const { return p_.topology().socket_of(gpu(i)); }
+
+  const Platform& p_;
+  const Executor& execute_;
+  Bytes size_;
+  P2pBenchResult& out_;
+  std::vector<DeviceId> gpus_;
+  PhasedPlan plan_;
+  std::vector<Reading> readings_;
+};
+
+void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
+  const std::size_t n = out_.gpus.size();
+  const double s = size_.value;
+  auto one = [&](std::size_t i, std::size_t j, Bytes bytes, const std::string& tag) {
+    std::vector<Transfer> phase;
+    append_copy(phase, gpu(i), gpu(j), socket(i), bytes, peer(i, j, p2p_on), tag);
+    return phase;
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      readings_.push_back({plan_.add(one(i, j, size_, "uni")),
+                           [&uni, i, j, s](const RunResult& r, const auto& ids) {
+                             uni[i][j] = gbps(s, phase_seconds(r, ids));
+                           }});
+      readings_.push_back(
+          {plan_.add(one(i, j, Bytes{0}, "latency")),
+           [&lat, i, j](const RunResult& r, const auto& ids) { lat[i][j] = phase_seconds(r, ids) * 1e6; }});
+      if (j < i) continue;
+      std::vector<Transfer> both = one(i, j, size_, "bi");
+      append_copy(both, gpu(j), gpu(i), socket(j), size_, peer(j, i, p2p_on), "bi");
+      readings_.push_back({plan_.add(std::move(both)), [&bi, i, j, s](const RunResult& r, const auto& ids) {
+                             bi[i][j] = bi[j][i] = gbps(2 * s, phase_seconds(r, ids));
+                           }});
+    }
+}
+
+void Planner::host_copies() {
+  const std::size_t n = out_.gpus.size();
+  const double s = size_.value;
+  std::vector<Transfer> all;
+  for (std::size_t i = 0; i < n; ++i) {
+    readings_.push_back({plan_.add({copy(socket(i), gpu(i), size_, Transport::HostCopy, "h2d")}),
+                         [this, i, s](const RunResult& r, const auto& ids) {
+                           out_.h2d_gbps[i] = gbps(s, phase_seconds(r, ids));
+                         }});
+    readings_.push_back({plan_.add({copy(gpu(i), socket(i), size_, Transport::HostCopy, "d2h")}),
+                         [this, i, s](const RunResult& r, const auto& ids) {
+                           out_.d2h_gbps[i] = gbps(s, phase_seconds(r, ids));
+                         }});
+    all.push_back(copy(socket(i), gpu(i), size_, Transport::HostCopy, "h2d all"));
+  }
+  const auto ids = plan_.add(std::move(all));
+  for (std::size_t i = 0; i < n; ++i)
+    readings_.push_back({{ids[i]}, [this, i, s](const RunResult& r, const auto& one) {
+                           const auto& t = r.transfers[one.front()];
+                           out_.h2d_concurrent_gbps[i] = gbps(s, t.finish.value - t.start.value);
+                         }});
+}
+
+void Planner::run() {
+  const RunResult r = execute_(p_, plan_.transfers(), {});
+  for (const Reading& x : readings_) x.store(r, x.ids);
+}
+
+Matrix square(std::size_t n) {
+  return Matrix(n, std::vector<double>(n, 0.0));
+}
+
+void prepare(const Platform& p, const P2pBenchOptions& o, P2pBenchResult& out) {
+  const auto& topo = p.topology();
+  out.layout = topo.name();
+  out.cost_model = p.cost_model().source;
+  out.size = o.size;
+  const auto gpus = topo.gpus();
+  const std::size_t n = gpus.size();
+  out.can_access.assign(n, std::vector<bool>(n, false));
+  for (std::size_t i = 0; i < n; ++i) {
+    out.gpus.push_back(topo.device(gpus[i]).name);
+    out.models.push_back(std::string(topo.device(gpus[i]).gpu->name));
+    for (std::size_t j = 0; j < n; ++j)
+      out.can_access[i][j] = i == j || topology::hardware_p2p(topo, gpus[i], gpus[j]).allowed;
+  }
+  for (Matrix* m : {&out.uni_p2p_off, &out.uni_p2p_on, &out.bi_p2p_off, &out.bi_p2p_on,
+                    &out.latency_us_p2p_off, &out.latency_us_p2p_on})
+    *m = square(n);
+  out.h2d_gbps.assign(n, 0.0);
+  out.d2h_gbps.assign(n, 0.0);
+  out.h2d_concurrent_gbps.assign(n, 0.0);
+}
+
+/// Device-local copies are not simulated: memory bandwidth x efficiency, as the sample reports them.
+void fill_diagonals(const Platform& p, P2pBenchResult& out) {
+  const auto gpus = p.topology().gpus();
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const double local =
+        p.topology().device(gpus[i]).gpu->memory_bw_gbs * p.cost_model().gpu_memory_efficiency;
+    for (Matrix* m : {&out.uni_p2p_off, &out.uni_p2p_on, &out.bi_p2p_off, &out.bi_p2p_on}) (*m)[i][i] = local;
+    out.latency_us_p2p_off[i][i] = out.latency_us_p2p_on[i][i] = p.cost_model().p2p_latency.us();
+  }
+}
+
+}  // namespace
+
+P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute, const P2pBenchOptions& options) {
+  if (!(options.size.value > 0 && options.size.value <= 1099511627776.0))
+    throw std::invalid_argument("copy size must be between 1 byte and 2^40 bytes");
+  P2pBenchResult out;
+  prepare(platform, options, out);
+  Planner planner(platform, execute, options.size, out);
+  planner.pairs(false, out.uni_p2p_off, out.bi_p2p_off, out.latency_us_p2p_off);
+  planner.pairs(true, out.uni_p2p_on, out.bi_p2p_on, out.latency_us_p2p_on);
+  planner.host_copies();
+  planner.run();
+  fill_diagonals(platform, out);
+  return out;
+}
+
+}  // namespace rigsim::model

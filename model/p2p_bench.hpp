@@ -1,0 +1,51 @@
+// p2pBandwidthLatencyTest and bandwidthTest on a simulated server (`rigsim p2p`).
+//
+// What each figure means, as in the CUDA samples:
+// - P2P=Disabled: the copy is staged through host memory (Transport::Shm).
+// - P2P=Enabled: what the driver would actually do: a direct copy (NVLink when present) when
+//   cudaDeviceCanAccessPeer would say yes (topology::hardware_p2p), else still staged.
+// - Unidirectional: one copy alone, bytes / time. Bidirectional: both directions at once, the sum.
+// - Diagonal: a device-local copy. It reads and writes device memory, and the sample counts both, so
+//   it shows memory bandwidth x gpu_memory_efficiency (time of S bytes = 2S / that).
+// - Latency: a zero-byte copy (the route's latency); diagonal: the P2P setup latency alone.
+// - H2D / D2H: pinned memory on the GPU's own socket, each GPU alone, then all GPUs at once (H2D).
+// Every measurement is simulated in one run, one after the other, so they never overlap.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/platform.hpp"
+
+namespace rigsim::model {
+
+struct P2pBenchOptions {
+  Bytes size{256.0 * 1024 * 1024};  // bytes per copy (the CUDA sample uses 40 M ints = 160 MB)
+};
+
+using Matrix = std::vector<std::vector<double>>;
+
+struct P2pBenchResult {
+  std::string layout;
+  std::string cost_model;  // CostModel::source
+  Bytes size;
+  std::vector<std::string> gpus;                          // device names, GPU i = i-th GPU of the layout
+  std::vector<std::string> models;                        // catalog names of the GPUs
+  std::vector<std::vector<bool>> can_access;              // cudaDeviceCanAccessPeer
+  Matrix uni_p2p_off, uni_p2p_on, bi_p2p_off, bi_p2p_on;  // GB/s
+  Matrix latency_us_p2p_off, latency_us_p2p_on;           // microseconds
+  std::vector<double> h2d_gbps, d2h_gbps, h2d_concurrent_gbps;
+};
+
+/// Runs every measurement; throws std::invalid_argument for a size that is not positive or above 2^40.
+P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute, const P2pBenchOptions& options = {});
+
+/// The CUDA samples' text layout (matrices with "%6.02f" cells), then a bandwidthTest-like table.
+std::string p2p_bench_text(const P2pBenchResult& r);
+
+/// Keys uni_p2p_on, uni_p2p_off, bi_p2p_on, bi_p2p_off, latency_us_p2p_on, latency_us_p2p_off (GPU x
+/// GPU), h2d_gbps, d2h_gbps, h2d_concurrent_gbps (per GPU), plus layout, cost_model, size_bytes, gpus.
+nlohmann::json p2p_bench_json(const P2pBenchResult& r);
+
+}  // namespace rigsim::model

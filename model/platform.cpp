@@ -1,0 +1,363 @@
+// Platform construction and routing. Bandwidths are the Topology's wire rates times the CostModel's
+// efficiency for the link's class; latencies come from the CostModel and the switch catalog.
+#include "model/platform.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace rigsim::model {
+namespace {
+
+using topology::Device;
+using topology::DeviceId;
+using topology::DeviceKind;
+using topology::Link;
+using topology::LinkKind;
+
+std::string fmt(const char* format, double a, double b = 0) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, format, a, b);
+  return buf;
+}
+
+double efficiency_of(const calibration::CostModel& c, LinkKind k) {
+  switch (k) {
+    case LinkKind::Pcie:
+    case LinkKind::Internal:
+      return c.pcie_efficiency;
+    case LinkKind::ChipsetUplink:
+      return c.chipset_efficiency;
+    case LinkKind::InterSocket:
+      return c.inter_socket_efficiency;
+    case LinkKind::NvLink:
+      return c.nvlink_efficiency;
+    case LinkKind::Network:
+      return c.network_efficiency;
+  }
+  return 1.0;
+}
+
+/// Cut-through latency of a PCIe switch: the catalog's figure, else the cost model's.
+Seconds switch_latency(const calibration::CostModel& c, const Device& d) {
+  if (d.pcie_switch != nullptr && d.pcie_switch->latency_ns > 0)
+    return nanoseconds(d.pcie_switch->latency_ns);
+  return c.switch_latency;
+}
+
+/// Latency of one link. A route through a PCIe switch crosses exactly two links attached to it, so
+/// each of them carries half of the switch's cut-through latency. Host bridge <-> CPU links are inside
+/// the package and cost nothing extra; NIC, network switch and protocol time are in net_latency.
+Seconds link_latency(const topology::Topology& t, const calibration::CostModel& c, const Link& l) {
+  double s = 0;
+  switch (l.kind) {
+    case LinkKind::Pcie:
+    case LinkKind::ChipsetUplink:
+      s = c.pcie_hop_latency.value;
+      break;
+    case LinkKind::InterSocket:
+      s = c.inter_socket_latency.value;
+      break;
+    case LinkKind::NvLink:
+      s = c.nvlink_hop_latency.value;
+      break;
+    case LinkKind::Internal:
+    case LinkKind::Network:
+      break;
+  }
+  for (DeviceId end : {l.up, l.down})
+    if (t.device(end).kind == DeviceKind::Switch) s += switch_latency(c, t.device(end)).value / 2;
+  return {s};
+}
+
+std::string describe(const Link& l, double eff) {
+  const std::string wire = fmt("wire %.2f GB/s x %.2f", l.bandwidth.gb_per_s(), eff);
+  switch (l.kind) {
+    case LinkKind::Pcie:
+      return "PCIe gen" + std::to_string(l.gen) + " x" + std::to_string(l.width) + ", " + wire;
+    case LinkKind::Internal:
+      return "host bridge to CPU, " + wire;
+    case LinkKind::ChipsetUplink:
+      return "chipset uplink, " + wire;
+    case LinkKind::InterSocket:
+      return "inter-socket (NCCL effective rate), " + wire;
+    case LinkKind::NvLink:
+      return "NVLink gen" + std::to_string(l.gen) + " x" + std::to_string(l.width) + ", " + wire;
+    case LinkKind::Network:
+      return "network port, " + wire;
+  }
+  return wire;
+}
+
+bool is_cpu(const topology::Topology& t, DeviceId d) {
+  return t.device(d).kind == DeviceKind::Cpu;
+}
+
+}  // namespace
+
+Platform::Platform(topology::Topology topology, calibration::CostModel cost)
+    : topo_(std::move(topology)), cost_(std::move(cost)) {
+  add_topology_links();
+  add_dram_links();
+  add_both_links();
+}
+
+void Platform::add_topology_links() {
+  std::set<std::string> names;
+  for (const Link& l : topo_.links()) {
+    PlatformLink p;
+    p.name = topo_.device(l.up).name + "<->" + topo_.device(l.down).name;
+    if (!names.insert(p.name).second) p.name += "#" + std::to_string(l.id);  // parallel links
+    const double eff = efficiency_of(cost_, l.kind);
+    p.bandwidth = l.bandwidth * eff;
+    p.latency = link_latency(topo_, cost_, l);
+    p.up = l.up;
+    p.down = l.down;
+    p.what = describe(l, eff);
+    links_.push_back(std::move(p));
+  }
+}
+
+void Platform::add_dram_links() {
+  dram_.assign(topo_.devices().size(), std::nullopt);
+  for (DeviceId c : topo_.cpus()) {
+    const Device& d = topo_.device(c);
+    PlatformLink p;
+    p.name = d.name + "/dram";
+    p.bandwidth = gb_per_s(d.memory_bw_gbs * cost_.memory_efficiency);
+    p.duplex = false;
+    p.up = p.down = c;
+    p.what = "host memory of " + d.name + ", " +
+             fmt("%.2f GB/s x %.2f", d.memory_bw_gbs, cost_.memory_efficiency) +
+             ", shared by reads and writes";
+    dram_[c] = links_.size();
+    links_.push_back(std::move(p));
+  }
+}
+
+void Platform::add_both_links() {
+  // Host DMA in both directions of one PCIe link at once: read requests of the H2D side travel with
+  // the D2H data, and each direction's ACK / flow-control DLLPs ride on the other, so the two together
+  // reach pcie_duplex_efficiency x 2 x wire (NVIDIA/nvbandwidth#53; calibration/cost_model.cpp).
+  both_.assign(topo_.links().size(), std::nullopt);
+  for (const Link& l : topo_.links()) {
+    if (l.kind != LinkKind::Pcie && l.kind != LinkKind::ChipsetUplink) continue;
+    PlatformLink p;
+    p.name = links_[l.id].name + "/both";
+    p.bandwidth = l.bandwidth * (2 * cost_.pcie_duplex_efficiency);
+    p.duplex = false;
+    p.up = l.up;
+    p.down = l.down;
+    p.what = "both directions of " + links_[l.id].name + " carrying host DMA, " +
+             fmt("2 x wire %.2f GB/s x %.2f", l.bandwidth.gb_per_s(), cost_.pcie_duplex_efficiency);
+    both_[l.id] = links_.size();
+    links_.push_back(std::move(p));
+  }
+}
+
+std::optional<std::size_t> Platform::both_of(topology::LinkId link) const {
+  return link < both_.size() ? both_[link] : std::nullopt;
+}
+
+void Platform::add_both_hops(Route& r) const {
+  std::vector<Hop> hops;
+  for (const Hop& h : r.hops) {
+    hops.push_back(h);
+    if (h.link < both_.size() && both_[h.link]) hops.push_back({*both_[h.link], true});
+  }
+  r.hops = std::move(hops);
+}
+
+std::size_t Platform::dram_of(DeviceId socket) const {
+  if (socket >= dram_.size() || !dram_[socket])
+    throw std::invalid_argument(topo_.device(socket).name + " is not a CPU socket");
+  return *dram_[socket];
+}
+
+void Platform::append_path(Route& r, const topology::Path& p) const {
+  for (std::size_t i = 0; i < p.links.size(); ++i)
+    r.hops.push_back({p.links[i], topo_.link(p.links[i]).up == p.devices[i]});
+}
+
+Route Platform::staged_route(DeviceId src, DeviceId dst) const {
+  if (topo_.device(src).node != topo_.device(dst).node)
+    throw std::invalid_argument("SHM staging between " + topo_.device(src).name + " and " +
+                                topo_.device(dst).name + " is impossible: they are in different servers");
+  // DESIGN rule 4: staged through pinned memory of the sender's socket, two legs that pipeline.
+  const DeviceId socket = topo_.socket_of(src);
+  Route r;
+  r.transport = Transport::Shm;
+  r.setup = cost_.shm_latency;
+  append_path(r, topo_.pcie_path(src, socket));
+  r.hops.push_back({dram_of(socket), true});  // written by the first leg
+  r.hops.push_back({dram_of(socket), true});  // read by the second
+  append_path(r, topo_.pcie_path(socket, dst));
+  add_both_hops(r);
+  return r;
+}
+
+Route Platform::host_copy_route(DeviceId src, DeviceId dst) const {
+  if (!is_cpu(topo_, src) && !is_cpu(topo_, dst))
+    throw std::invalid_argument("a host copy needs a CPU socket at one end, got " + topo_.device(src).name +
+                                " -> " + topo_.device(dst).name);
+  Route r;
+  r.transport = Transport::HostCopy;
+  r.setup = cost_.host_copy_latency;
+  if (is_cpu(topo_, src)) r.hops.push_back({dram_of(src), true});
+  append_path(r, topo_.pcie_path(src, dst));
+  if (is_cpu(topo_, dst)) r.hops.push_back({dram_of(dst), true});
+  add_both_hops(r);
+  return r;
+}
+
+Route Platform::route(DeviceId src, DeviceId dst, Transport transport) const {
+  Route r;
+  switch (transport) {
+    case Transport::Auto:
+      throw std::invalid_argument("route() needs a resolved transport, not Auto");
+    case Transport::P2p:
+      if (topo_.device(src).node != topo_.device(dst).node)
+        throw std::invalid_argument("P2P between " + topo_.device(src).name + " and " +
+                                    topo_.device(dst).name +
+                                    " is impossible: they are in different servers (use the network)");
+      if (src == dst) break;  // a device to itself: nothing moves
+      r.setup = cost_.p2p_latency;
+      append_path(r, topo_.path(src, dst));
+      break;
+    case Transport::Shm:
+      r = staged_route(src, dst);
+      break;
+    case Transport::HostCopy:
+      r = host_copy_route(src, dst);
+      break;
+    case Transport::Net:
+      if (src == dst) break;
+      r.setup = cost_.net_latency;
+      for (const topology::Path& p : net_paths(topo_, src, dst)) append_path(r, p);
+      break;
+  }
+  r.transport = transport;
+  finish(r);
+  return r;
+}
+
+void Platform::finish(Route& r) const {
+  r.latency = r.setup;
+  // A duplex link gives each direction its own bandwidth (a staged route through a switch uplink goes
+  // up and down it without sharing); a shared link is charged once per crossing.
+  std::map<Hop, int> crossings;
+  for (const Hop& h : r.hops) {
+    r.latency = r.latency + links_[h.link].latency;
+    ++crossings[{h.link, links_[h.link].duplex && h.downstream}];
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [hop, n] : crossings) best = std::min(best, links_[hop.link].bandwidth.value / n);
+  r.bottleneck = {std::isinf(best) ? 0.0 : best};
+}
+
+std::string Platform::hop_name(const Hop& hop) const {
+  const PlatformLink& l = links_.at(hop.link);
+  if (!l.duplex) return l.name;
+  const auto& from = topo_.device(hop.downstream ? l.up : l.down).name;
+  const auto& to = topo_.device(hop.downstream ? l.down : l.up).name;
+  return from + "->" + to;
+}
+
+Transport Platform::resolve_transport(DeviceId src, DeviceId dst, Transport requested,
+                                       const topology::P2pPolicy& policy, std::size_t gpu_count) const {
+  if (requested != Transport::Auto) return requested;
+  if (is_cpu(topo_, src) || is_cpu(topo_, dst)) return Transport::HostCopy;
+  if (topo_.device(src).node != topo_.device(dst).node) return Transport::Net;
+  const bool gpus = topo_.device(src).kind == DeviceKind::Gpu && topo_.device(dst).kind == DeviceKind::Gpu;
+  if (src == dst || !gpus) return Transport::P2p;
+  return topology::decide_p2p(topo_, src, dst, policy, gpu_count).allowed ? Transport::P2p : Transport::Shm;
+}
+
+Connection Platform::connect(DeviceId src, DeviceId dst, const topology::P2pPolicy& policy,
+                             std::size_t rank_count) const {
+  Connection c;
+  c.src = src;
+  c.dst = dst;
+  if (topo_.device(src).node != topo_.device(dst).node) {
+    c.transport = Transport::Net;
+    c.path = topology::PathClass::NET;
+    c.reason = "different servers: NCCL's network transport";
+  } else {
+    const topology::P2pDecision d = topology::decide_p2p(topo_, src, dst, policy, rank_count);
+    c.reason = d.reason;
+    c.transport = d.allowed ? Transport::P2p : Transport::Shm;
+    // SHM: NCCL rewrites the path GPU -> local CPU -> GPU and classes it PHB, or SYS across sockets.
+    const bool same_socket = topo_.socket_of(src) == topo_.socket_of(dst);
+    c.path = d.allowed ? d.path : same_socket ? topology::PathClass::PHB : topology::PathClass::SYS;
+  }
+  const Route r = route(src, dst, c.transport);
+  c.setup = r.setup;
+  c.latency = r.latency;
+  c.rate = r.bottleneck;
+  return c;
+}
+
+namespace {
+
+/// The NICs of `d`'s server equally close to it: fewest PCIe links, then highest path bottleneck.
+std::vector<DeviceId> closest_nics(const topology::Topology& topo, DeviceId d) {
+  std::vector<DeviceId> best;
+  std::size_t best_links = 0;
+  double best_bw = 0;
+  for (DeviceId n : topo.nics()) {
+    if (topo.device(n).node != topo.device(d).node) continue;
+    const topology::Path p = topo.pcie_path(d, n);
+    const std::size_t links = p.links.size();
+    const double bw = p.bottleneck.value;
+    if (best.empty() || links < best_links || (links == best_links && bw > best_bw)) {
+      best = {n};
+      best_links = links;
+      best_bw = bw;
+    } else if (links == best_links && bw == best_bw) {
+      best.push_back(n);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::optional<DeviceId> nearest_nic(const topology::Topology& topo, DeviceId device) {
+  if (topo.device(device).kind == DeviceKind::Nic) return device;
+  const std::vector<DeviceId> mine = closest_nics(topo, device);
+  if (mine.empty()) return std::nullopt;
+  if (mine.size() == 1 || topo.device(device).kind != DeviceKind::Gpu) return mine.front();
+  std::size_t k = 0;  // GPUs of this server with a smaller id and the same closest set
+  for (DeviceId g : topo.gpus())
+    if (g < device && topo.device(g).node == topo.device(device).node && closest_nics(topo, g) == mine) ++k;
+  return mine[k % mine.size()];
+}
+
+std::vector<topology::Path> net_paths(const topology::Topology& topo, DeviceId src, DeviceId dst) {
+  if (topo.device(src).node == topo.device(dst).node) return {topo.pcie_path(src, dst)};
+  const auto a = nearest_nic(topo, src), b = nearest_nic(topo, dst);
+  if (!a || !b) return {topo.pcie_path(src, dst)};
+  return {topo.pcie_path(src, *a), topo.pcie_path(*a, *b), topo.pcie_path(*b, dst)};
+}
+
+std::string_view to_string(Transport t) {
+  switch (t) {
+    case Transport::Auto:
+      return "Auto";
+    case Transport::P2p:
+      return "P2P";
+    case Transport::Shm:
+      return "SHM";
+    case Transport::Net:
+      return "NET";
+    case Transport::HostCopy:
+      return "HostCopy";
+  }
+  return "?";
+}
+
+}  // namespace rigsim::model

@@ -1,0 +1,144 @@
+// The simulated platform of one Topology under one CostModel: every link with its effective bandwidth
+// and latency, each socket's host memory, and the route a transfer takes for each transport.
+//
+// A Platform is a plain value (no SimGrid inside): SimGrid 3.32 allows one s4u::Engine per process and
+// it cannot be reset, so each simulation instantiates the needed part of the platform in a fresh child
+// process (engine/executor.cpp). The value can be built, routed and dumped any number of times.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibration/cost_model.hpp"
+#include "model/task_graph.hpp"
+#include "topology/p2p.hpp"
+#include "topology/topology.hpp"
+
+namespace rigsim::model {
+
+/// One resource. A duplex link (every Topology link) has `bandwidth` in each direction on its own; a
+/// shared link (a socket's host memory, "cpu0/dram"; both directions of a PCIe link together,
+/// "rc0<->gpu0/both") is shared by every flow crossing it.
+struct PlatformLink {
+  std::string name;          // "rc0<->gpu0", "cpu0/dram", "rc0<->gpu0/both"
+  BytesPerSecond bandwidth;  // bytes per second: per direction (duplex) or in total (shared)
+  Seconds latency;           // seconds added to every flow crossing it
+  bool duplex = true;
+  topology::DeviceId up = 0;    // duplex: the end nearer the CPU (for DRAM: the socket)
+  topology::DeviceId down = 0;  // duplex: the other end
+  std::string what;             // for people: "PCIe gen3 x16, wire 15.76 GB/s x 0.82"
+};
+
+/// One link crossed in one direction (the only notion of a directed link in rigsim): `downstream` is
+/// from the link's `up` end to its `down` end; a shared link ignores it.
+struct Hop {
+  std::size_t link = 0;  // index into Platform::links()
+  bool downstream = true;
+  auto operator<=>(const Hop&) const = default;
+};
+
+/// What a transfer crosses, in order. A host-staged (SHM) route crosses its socket's memory twice
+/// (written by the first leg, read by the second), so it consumes twice its rate there; its two legs
+/// pipeline (one flow, no per-flow cap). Routes whose bytes are host DMA (SHM, HostCopy) also cross the
+/// "both directions" link of every PCIe / chipset link they use (CostModel::pcie_duplex_efficiency).
+struct Route {
+  Transport transport = Transport::P2p;  // resolved, never Auto
+  std::vector<Hop> hops;
+  Seconds setup;              // fixed per-transfer latency of the transport (CostModel)
+  Seconds latency;            // setup + latencies of the hops: a zero-byte transfer's duration
+  BytesPerSecond bottleneck;  // best rate alone: min over links of bandwidth / times crossed
+};
+
+/// How two devices talk and what it costs, as NCCL / CUDA would decide it and as the simulation will
+/// run it: the one answer every planner, ring search and protocol choice uses (Platform::connect).
+/// Invariant under moving both ends to another identical server of a cluster (no link indices here:
+/// Platform::route gives the hops).
+struct Connection {
+  topology::DeviceId src = 0;
+  topology::DeviceId dst = 0;
+  Transport transport = Transport::P2p;                 // resolved, never Auto
+  topology::PathClass path = topology::PathClass::LOC;  // NCCL's class of the route the bytes take
+  Seconds setup;        // the transport's fixed cost per transfer (Route::setup)
+  Seconds latency;      // setup + the links' latencies: a zero-byte transfer's duration (Route::latency)
+  BytesPerSecond rate;  // what a lone flow gets in the simulation (Route::bottleneck), bytes per second
+  std::string reason;   // the P2P decision, for people
+};
+
+class Platform {
+ public:
+  Platform(topology::Topology topology, calibration::CostModel cost);
+
+  const topology::Topology& topology() const { return topo_; }
+  const calibration::CostModel& cost_model() const { return cost_; }
+  /// Links: index i < topology().links().size() models Topology link i; then one DRAM link per socket;
+  /// then one "both directions" link per PCIe / chipset-uplink link (see both_of).
+  const std::vector<PlatformLink>& links() const { return links_; }
+  /// Index of the host-memory link of a CPU socket device.
+  std::size_t dram_of(topology::DeviceId socket) const;
+  /// Index of the shared link that both directions of Topology link `link` cross when they carry host
+  /// DMA (capacity pcie_duplex_efficiency x 2 x wire); nullopt for links without one (NVLink, network,
+  /// inter-socket, host bridge to CPU).
+  std::optional<std::size_t> both_of(topology::LinkId link) const;
+
+  /// The route of a transfer with a resolved transport. P2p: Topology::path (NVLink when present);
+  /// Shm: GPU -> its socket's memory -> GPU over PCIe; HostCopy: a socket's memory <-> a device (crossing
+  /// the inter-socket link when remote); Net: the PCIe/network route. Throws std::invalid_argument when
+  /// the transport cannot join the two devices (e.g. SHM between two servers, HostCopy without a CPU).
+  Route route(topology::DeviceId src, topology::DeviceId dst, Transport transport) const;
+
+  /// The transport NCCL / CUDA would use between two devices: `requested` unless it is Auto; Auto gives
+  /// HostCopy when one end is a CPU socket, Net between servers, P2p when topology::decide_p2p allows it
+  /// for a communicator of `gpu_count` GPUs under `policy`, else Shm.
+  Transport resolve_transport(topology::DeviceId src, topology::DeviceId dst, Transport requested,
+                              const topology::P2pPolicy& policy, std::size_t gpu_count) const;
+
+  /// How two ranks of a communicator of `rank_count` GPUs talk (reference nccl.md §d.3): P2P over
+  /// NVLink or PCIe when NCCL's rule allows it, else SHM through pinned host memory of the sender's
+  /// socket (class PHB, or SYS across sockets); NET between servers. Setup, latency and rate come from
+  /// route() of that transport, so what a planner assumes is what the simulation runs.
+  Connection connect(topology::DeviceId src, topology::DeviceId dst, const topology::P2pPolicy& policy,
+                     std::size_t rank_count) const;
+
+  /// "gpu0->rc0" for a duplex link crossed in one direction, "cpu0/dram" for a shared one.
+  std::string hop_name(const Hop& hop) const;
+
+  /// Deterministic text for --dump-platform and golden tests: network model, hosts, links with
+  /// bandwidths (GB/s) and latencies (us), and the routes between GPUs and to/from host memory.
+  std::string dump() const;
+
+ private:
+  void add_topology_links();
+  void add_dram_links();
+  void add_both_links();
+  void add_both_hops(Route& r) const;
+  void append_path(Route& r, const topology::Path& p) const;
+  Route staged_route(topology::DeviceId src, topology::DeviceId dst) const;
+  Route host_copy_route(topology::DeviceId src, topology::DeviceId dst) const;
+  void finish(Route& r) const;
+
+  topology::Topology topo_;
+  calibration::CostModel cost_;
+  std::vector<PlatformLink> links_;
+  std::vector<std::optional<std::size_t>> dram_;  // per device id: its DRAM link (CPU sockets only)
+  std::vector<std::optional<std::size_t>> both_;  // per Topology link: its "both directions" link
+};
+
+std::string_view to_string(Transport t);
+
+/// The NIC a device's inter-server traffic leaves (or arrives) through, as NCCL gives each GPU its
+/// local NIC (nccl.md §d.3 item 8, §d.4: ncclTopoGetLocalNet): among the NICs of its server, the fewest
+/// PCIe links away (a NIC under the same switch first), then the fastest path; when several NICs are
+/// equally close, the GPUs that share that set take them in turn (k-th GPU by id -> k-th NIC), so every
+/// GPU of a rail-optimised server (DGX: two GPUs and two NICs per switch) gets its own NIC. A NIC is
+/// its own; nullopt when the server has no NIC.
+std::optional<topology::DeviceId> nearest_nic(const topology::Topology& topo, topology::DeviceId device);
+
+/// The pieces of a network route between servers: src -> nearest_nic(src) over PCIe, that NIC -> the
+/// destination's nearest NIC over the network, then down to dst. Within one server (or without NICs):
+/// the plain PCIe path.
+std::vector<topology::Path> net_paths(const topology::Topology& topo, topology::DeviceId src,
+                                      topology::DeviceId dst);
+
+}  // namespace rigsim::model

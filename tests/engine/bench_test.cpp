@@ -1,0 +1,375 @@
+// Collectives run in SimGrid against closed forms (within 1-2 %), step vs steady-state agreement,
+// monotonicity across the catalog layouts and sanity bands on real rigs. Every closed form is
+// stated in the failure message.
+#include "engine/executor.hpp"
+#include "model/bench.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "calibration/cost_model.hpp"
+#include "tests/model/collective_layouts.hpp"
+#include "common/input.hpp"
+#include "topology/build.hpp"
+#include "topology/layout_json.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using topology::testing::layout_from_text;
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+struct Outcome {
+  CollectivePlan plan;
+  double seconds = 0;
+  double busbw = 0;  // GB/s
+};
+
+Outcome run(const Platform& p, CollectiveOp op, double size, PlanModel model,
+            std::vector<topology::DeviceId> gpus = {}, CollectiveOptions o = {}) {
+  if (gpus.empty()) gpus = p.topology().gpus();
+  o.model = model;
+  Outcome out;
+  out.plan = plan_collective(p, op, gpus, Bytes{size}, o);
+  out.seconds = simulate_plan(p, engine::run, out.plan).value;
+  out.busbw = size / out.seconds / 1e9 * nccl_tests::busbw_factor(op, gpus.size());
+  return out;
+}
+
+std::string closed(const char* formula, double expected, double got) {
+  std::ostringstream s;
+  s << "expected " << formula << " = " << expected << " s, got " << got << " s";
+  return s.str();
+}
+
+/// Rate and latency of one ring hop, alone, as the platform routes it.
+Route hop_route(const Platform& p, const Outcome& o) {
+  const Connection& c = o.plan.rings.at(0).hops.at(0);
+  return p.route(c.src, c.dst, c.transport);
+}
+
+TEST(BenchClosedForm, UniformRingAllReduceTimeAndBusbw) {
+  const calibration::CostModel cost = testing::round_cost_model();
+  for (const char* layout : {testing::kFourBehindOneUplink, testing::kEightOnNvswitch}) {
+    const Platform p(layout_from_text(layout), cost);
+    for (PlanModel model : {PlanModel::Step, PlanModel::Steady}) {
+      const double S = 8 * kGiB;  // large enough for the latency terms to vanish from busbw (< 0.5 %)
+      const Outcome o = run(p, CollectiveOp::AllReduce, S, model);
+      const double n = static_cast<double>(o.plan.ranks.size()), B = hop_route(p, o).bottleneck.value;
+      const double lat = cost.nccl_base_latency.value + 2 * (n - 1) * cost.nccl_step_latency_pcie.value;
+      const double nvl = cost.nccl_base_latency.value + 2 * (n - 1) * cost.nccl_step_latency_nvlink.value;
+      const double expected =
+          (o.plan.connections[0].path == topology::PathClass::NVL ? nvl : lat) + 2 * (n - 1) / n * S / B;
+      EXPECT_NEAR(o.seconds, expected, 0.01 * expected)
+          << p.topology().name() << ", " << to_string(model) << ": "
+          << closed("base + 2(n-1)·step + 2(n-1)/n·S/B", expected, o.seconds);
+      EXPECT_NEAR(o.busbw, B / 1e9, 0.01 * B / 1e9) << "busbw -> B = " << B / 1e9 << " GB/s for large S";
+    }
+  }
+}
+
+TEST(BenchClosedForm, LatencyBoundSizesFollowThePerStepModel) {
+  const calibration::CostModel cost = testing::round_cost_model();
+  const Platform p(layout_from_text(testing::kFourBehindOneUplink), cost);
+  const double S = 8;
+  CollectiveOptions simple;
+  simple.protocol = Protocol::Simple;  // NCCL_PROTO=Simple: NCCL's own choice at 8 B is LL (test below)
+  const Outcome o = run(p, CollectiveOp::AllReduce, S, PlanModel::Step, {}, simple);
+  const Route r = hop_route(p, o);
+  const double n = 4, K = 2 * (n - 1);
+  // Each of the K steps: NCCL's per-step latency, which includes the transport's setup (the platform
+  // charges that on every transfer: r.latency = setup + link latencies), and S/n bytes at B.
+  const double links = r.latency.value - cost.p2p_latency.value;
+  const double expected = cost.nccl_base_latency.value +
+                          K * (std::max(cost.nccl_step_latency_pcie.value, cost.p2p_latency.value) + links +
+                               S / n / r.bottleneck.value);
+  EXPECT_NEAR(o.seconds, expected, 0.01 * expected)
+      << closed("base + 2(n-1)·(step + link latencies + S/n/B)", expected, o.seconds);
+}
+
+TEST(BenchClosedForm, BroadcastChainPipelinesItsChunks) {
+  const calibration::CostModel cost = testing::round_cost_model();
+  const Platform p(layout_from_text(testing::kFourBehindOneUplink), cost);
+  const double S = kGiB;
+  const Outcome o = run(p, CollectiveOp::Broadcast, S, PlanModel::Step);
+  const Route r = hop_route(p, o);
+  const double n = 4, M = S / o.plan.chunk.value;
+  // Chunk j leaves hop h once chunk j arrived over hop h-1 and chunk j-1 left over hop h.
+  // Chunk 0 pays NCCL's step latency on each hop (the route's setup is part of it).
+  const double step = cost.nccl_step_latency_pcie.value - cost.p2p_latency.value;
+  const double expected = cost.nccl_base_latency.value + (n - 1) * step +
+                          (M + n - 2) * (r.latency.value + o.plan.chunk.value / r.bottleneck.value);
+  EXPECT_NEAR(o.seconds, expected, 0.01 * expected)
+      << closed("base + (n-1)·(step - setup) + (M+n-2)·(route latency + S/M/B)", expected, o.seconds);
+  EXPECT_GT(o.busbw, 0.95 * r.bottleneck.value / 1e9) << "busbw of a pipelined chain -> B";
+}
+
+TEST(BenchClosedForm, AllGatherBusbwApproachesTheLinkRate) {
+  const Platform p(layout_from_text(testing::kEightOnNvswitch), testing::round_cost_model());
+  const Outcome o = run(p, CollectiveOp::AllGather, kGiB, PlanModel::Step);
+  const double B = hop_route(p, o).bottleneck.value;
+  const double expected = 7.0 / 8 * kGiB / B;
+  EXPECT_NEAR(o.seconds, expected, 0.02 * expected) << closed("(n-1)/n·S/B", expected, o.seconds);
+}
+
+/// Step-level and steady-state plans of the same collective, on large sizes.
+void expect_models_agree(const Platform& p, CollectiveOp op, CollectiveOptions o = {},
+                         double tolerance = 0.03) {
+  const double S = kGiB;
+  const Outcome step = run(p, op, S, PlanModel::Step, {}, o);
+  const Outcome steady = run(p, op, S, PlanModel::Steady, {}, o);
+  EXPECT_NEAR(step.seconds, steady.seconds, tolerance * steady.seconds)
+      << p.topology().name() << " " << to_string(op) << " (" << to_string(step.plan.algorithm) << "): step "
+      << step.seconds << " s vs steady " << steady.seconds << " s";
+}
+
+/// A chain (broadcast) cut into M chunks pays a fill of (n-2) chunk times and a setup r per chunk;
+/// M = sqrt((n-2)·Sc/(r·B)) balances them, so the step plan exceeds the steady state (which has
+/// neither) by 2·sqrt((n-2)·r·B/Sc), Sc = S / channels; r and B are those of the chain's slowest stage
+/// (the largest route latency, the lowest route bottleneck: an SHM hop where the chain has one).
+void expect_chain_models_agree(const Platform& p) {
+  const double S = kGiB;
+  const Outcome step = run(p, CollectiveOp::Broadcast, S, PlanModel::Step);
+  const Outcome steady = run(p, CollectiveOp::Broadcast, S, PlanModel::Steady);
+  double r = 0, B = std::numeric_limits<double>::infinity();
+  for (const Connection& c : step.plan.rings.at(0).hops) {
+    const Route route = p.route(c.src, c.dst, c.transport);
+    r = std::max(r, route.latency.value);
+    B = std::min(B, route.bottleneck.value);
+  }
+  const double n = static_cast<double>(step.plan.ranks.size()), Sc = S / step.plan.channels;
+  const double overhead = 2 * std::sqrt((n - 2) * r * B / Sc);
+  EXPECT_GE(step.seconds, steady.seconds * 0.99) << p.topology().name();
+  EXPECT_LE(step.seconds, steady.seconds * (1 + overhead + 0.01))
+      << p.topology().name()
+      << ": expected steady x (1 + 2·sqrt((n-2)·r·B/Sc)) = " << steady.seconds * (1 + overhead) << " s, got "
+      << step.seconds << " s";
+}
+
+TEST(BenchModels, StepAndSteadyAgreeOnLargeCollectives) {
+  const auto cost = calibration::default_cost_model();
+  for (const char* layout :
+       {topology::testing::kDualRootPlx, testing::kDgx1Like, testing::kFourBehindOneUplink}) {
+    const Platform p(layout_from_text(layout), cost);
+    for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter})
+      expect_models_agree(p, op);
+    expect_chain_models_agree(p);
+  }
+}
+
+TEST(BenchModels, StepAndSteadyAgreeAcrossServers) {
+  const auto spec = testing::spec_from_text(topology::testing::kDualRootPlx);
+  const Platform p(topology::build_cluster(spec, 2), calibration::default_cost_model());
+  CollectiveOptions o;
+  o.algorithm = Algorithm::Ring;
+  expect_models_agree(p, CollectiveOp::AllReduce, o);
+  // A tree is a pipeline 2·depth stages deep (here a chain of 8 GPUs per server, plus the link between
+  // servers, up and down) over SHM hops with a 12 us setup per chunk: its fill and setup cost the step
+  // plan a few per cent more than the steady state, which has neither.
+  o.algorithm = Algorithm::Tree;
+  expect_models_agree(p, CollectiveOp::AllReduce, o, 0.08);
+}
+
+TEST(BenchSweep, RowsFollowNcclTestsSizesAndRisingBusbw) {
+  const Platform p(layout_from_text(testing::kFourBehindOneUplink), calibration::default_cost_model());
+  BenchOptions o;
+  o.sweep = {8, 128ull << 20, 2, 0};
+  const BenchResult r = run_bench(p, engine::run, o);
+  ASSERT_EQ(r.rows.size(), 25u);
+  for (std::size_t i = 1; i < r.rows.size(); ++i)
+    EXPECT_GE(r.rows[i].row.busbw, r.rows[i - 1].row.busbw * 0.999) << "size " << r.rows[i].row.size;
+  EXPECT_FALSE(r.bottleneck.empty());
+  const std::string text = bench_text(p, o, r);
+  EXPECT_NE(text.find("# Avg bus bandwidth    : "), std::string::npos);
+  EXPECT_NE(text.find("# Busiest links"), std::string::npos);
+  const auto j = bench_json(p, o, r);
+  EXPECT_EQ(j["rows"].size(), 25u);
+  EXPECT_TRUE(j.contains("avg_busbw"));
+}
+
+// ---- catalog layouts (scenarios/layouts/) ------------------------------------------------------
+
+std::filesystem::path catalog() {
+  return std::filesystem::path(RIGSIM_SOURCE_DIR) / "scenarios" / "layouts";
+}
+
+/// The catalog layout whose file name contains every word, or "" (the test is then skipped).
+std::string find_layout(std::initializer_list<const char*> words) {
+  if (!std::filesystem::exists(catalog())) return "";
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(catalog()))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    bool all = n.size() > 5 && n.substr(n.size() - 5) == ".json";
+    for (const char* w : words) all = all && n.find(w) != std::string::npos;
+    if (all) return (catalog() / n).string();
+  }
+  return "";
+}
+
+double busbw_1gib(const std::string& file, const CollectiveOptions& o = {},
+                  const calibration::CostModel& cost = calibration::default_cost_model()) {
+  const Platform p(topology::load_layout(file), cost);
+  return run(p, CollectiveOp::AllReduce, kGiB, PlanModel::Auto, {}, o).busbw;
+}
+
+TEST(BenchCatalog, NvlinkPairIsWellAbovePciePair) {
+  const std::string nvl = find_layout({"2x3090", "nvlink"}), pcie = find_layout({"consumer-2x4090"});
+  if (nvl.empty() || pcie.empty()) GTEST_SKIP() << "catalog layouts not present in " << catalog();
+  EXPECT_GT(busbw_1gib(nvl), 2 * busbw_1gib(pcie)) << nvl << " vs " << pcie;
+}
+
+TEST(BenchCatalog, MiningRigOnX1RisersStaysUnderOneGBps) {
+  const std::string x1 = find_layout({"mining", "x1"});
+  if (x1.empty()) GTEST_SKIP() << "no mining x1 layout in " << catalog();
+  EXPECT_LT(busbw_1gib(x1), 1.0) << x1;
+  const std::string bif = find_layout({"bifurc"});
+  if (bif.empty()) GTEST_SKIP() << "no bifurcated layout in " << catalog();
+  EXPECT_GT(busbw_1gib(bif), busbw_1gib(x1)) << bif << " vs " << x1;
+}
+
+/// Every catalog layout: enabling P2P (default vs NCCL_P2P_DISABLE) and widening every link (all
+/// efficiencies to 1) never lower busbw.
+TEST(BenchCatalog, WiderLinksAndP2pNeverLowerBusbw) {
+  if (find_layout({""}).empty()) GTEST_SKIP() << "no catalog layouts in " << catalog();
+  calibration::CostModel wide = calibration::default_cost_model();
+  wide.pcie_efficiency = wide.nvlink_efficiency = wide.chipset_efficiency = 1.0;
+  wide.memory_efficiency = wide.network_efficiency = wide.pcie_duplex_efficiency = 1.0;
+  for (const auto& e : std::filesystem::directory_iterator(catalog())) {
+    if (e.path().extension() != ".json") continue;
+    const std::string f = e.path().string();
+    CollectiveOptions off;
+    off.p2p.disable = true;
+    const double base = busbw_1gib(f);
+    EXPECT_GE(base, busbw_1gib(f, off) * 0.999) << f << ": enabling P2P lowered busbw";
+    EXPECT_GE(busbw_1gib(f, {}, wide), base * 0.999) << f << ": widening links lowered busbw";
+  }
+}
+
+
+// ---- protocols (LL / LL128 / Simple) and NICs ------------------------------------------------
+
+/// An 8 B ring all_reduce runs NCCL's LL protocol on connections already set up: LL base + 2(n-1) x
+/// (LL per-step latency + the route's link latencies, no transport setup) + 2(n-1) x 2·(S/n)/B.
+TEST(BenchProtocols, TinyAllReduceIsLlBasePlusLlSteps) {
+  const calibration::CostModel cost = calibration::default_cost_model();
+  for (const char* layout : {testing::kFourBehindOneUplink, testing::kEightOnNvswitch}) {
+    const Platform p(layout_from_text(layout), cost);
+    const double S = 8;
+    const Outcome o = run(p, CollectiveOp::AllReduce, S, PlanModel::Step);
+    ASSERT_EQ(o.plan.protocol, Protocol::LL) << p.topology().name();
+    const Route r = hop_route(p, o);
+    const bool nvl = o.plan.connections[0].path == topology::PathClass::NVL;
+    const double n = static_cast<double>(o.plan.ranks.size()), K = 2 * (n - 1);
+    const double step = nvl ? cost.nccl_ll_step_latency_nvlink.value : cost.nccl_ll_step_latency_pcie.value;
+    const double links = r.latency.value - r.setup.value;
+    const double wire = o.plan.protocol_choice.wire_factor[0];
+    EXPECT_GE(wire, 2.0) << "LL moves at least 2 bytes per data byte";
+    const double expected = cost.nccl_ll_base_latency.value + K * (step + links + wire * S / n / r.bottleneck.value);
+    EXPECT_NEAR(o.seconds, expected, 0.02 * expected)
+        << p.topology().name() << ": " << closed("LL base + 2(n-1)·(LL step + link latencies)", expected, o.seconds);
+    for (const Transfer& t : o.plan.transfers)
+      if (t.src != t.dst) {
+        EXPECT_TRUE(t.connected) << "LL steps run on established connections";
+      }
+  }
+}
+
+/// The protocol follows NCCL's time model: LL for small sizes, Simple for large ones, LL128 only on
+/// NVLink; the chosen protocol's model time is the smallest of the enabled ones, and a forced protocol
+/// (NCCL_PROTO) is honoured.
+TEST(BenchProtocols, ChoiceSwitchesFromLlToSimpleAndIsTheFastest) {
+  const calibration::CostModel cost = calibration::default_cost_model();
+  for (const char* layout : {testing::kFourBehindOneUplink, testing::kEightOnNvswitch}) {
+    const auto topo = layout_from_text(layout);
+    bool nvlink = false;
+    int previous = -1;
+    for (double S = 8; S <= 8 * kGiB; S *= 4) {
+      const CollectivePlan plan = plan_collective(Platform(topo, cost), CollectiveOp::AllReduce, topo.gpus(), Bytes{S});
+      const ProtocolChoice& c = plan.protocol_choice;
+      nvlink = c.enabled[1];
+      const auto chosen = static_cast<std::size_t>(plan.protocol);
+      EXPECT_EQ(plan.protocol, c.chosen);
+      for (std::size_t k = 0; k < 3; ++k)
+        if (c.enabled[k]) {
+          EXPECT_LE(c.time[chosen].value, c.time[k].value) << topo.name() << " size " << S;
+        }
+      EXPECT_GE(static_cast<int>(chosen), previous) << topo.name() << ": LL -> LL128 -> Simple as size grows";
+      previous = static_cast<int>(chosen);
+      if (S == 8) {
+        EXPECT_EQ(plan.protocol, Protocol::LL) << topo.name();
+      }
+    }
+    EXPECT_EQ(previous, static_cast<int>(Protocol::Simple)) << topo.name() << ": large sizes run Simple";
+    EXPECT_EQ(nvlink, std::string(layout) == testing::kEightOnNvswitch)
+        << topo.name() << ": LL128 is enabled only when the ring is NVLink (typeIntra <= NVB)";
+    CollectiveOptions forced;
+    forced.protocol = Protocol::Simple;
+    EXPECT_EQ(plan_collective(Platform(topo, cost), CollectiveOp::AllReduce, topo.gpus(), Bytes{8}, forced).protocol,
+              Protocol::Simple);
+  }
+}
+
+/// Simulated: at each size the chosen protocol is not slower than the others by more than the model's
+/// slack (the choice uses NCCL's analytic model, the simulation adds link latencies and contention).
+TEST(BenchProtocols, SimulatedChoiceIsNeverMuchWorse) {
+  const Platform p(layout_from_text(testing::kEightOnNvswitch), calibration::default_cost_model());
+  for (double S : {8.0, 64.0 * 1024, 4.0 * 1024 * 1024, 256.0 * 1024 * 1024}) {
+    const Outcome chosen = run(p, CollectiveOp::AllReduce, S, PlanModel::Step);
+    for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+      CollectiveOptions o;
+      o.protocol = proto;
+      const Outcome other = run(p, CollectiveOp::AllReduce, S, PlanModel::Step, {}, o);
+      EXPECT_LE(chosen.seconds, other.seconds * 1.10)
+          << "size " << S << ": " << to_string(chosen.plan.protocol) << " " << chosen.seconds << " s vs "
+          << to_string(proto) << " " << other.seconds << " s";
+    }
+  }
+}
+
+/// Across servers each GPU's traffic leaves through its own nearest NIC: on a DGX A100 (two GPUs and
+/// two NICs per PCIe switch) the 8 GPUs of a server map to 8 distinct NICs, and a 2-server ring
+/// all_reduce sends through all 8 NICs of each server.
+TEST(BenchNics, InterNodeFlowsLeaveThroughDistinctNics) {
+  const std::string dgx = find_layout({"dgx-a100"});
+  if (dgx.empty()) GTEST_SKIP() << "no dgx-a100 layout in " << catalog();
+  const auto spec = topology::parse_layout(load_json_file(dgx), dgx);
+  const Platform p(topology::build_cluster(spec, 2), calibration::default_cost_model());
+  const auto& topo = p.topology();
+  std::set<topology::DeviceId> nics;
+  for (topology::DeviceId g : topo.gpus())
+    if (topo.device(g).node == 0) {
+      const auto nic = nearest_nic(topo, g);
+      ASSERT_TRUE(nic.has_value());
+      EXPECT_EQ(topo.pcie_path(g, *nic).nccl, topology::PathClass::PIX) << topo.device(g).name;
+      nics.insert(*nic);
+    }
+  EXPECT_EQ(nics.size(), 8u) << "one NIC per GPU";
+  CollectiveOptions ring;
+  ring.algorithm = Algorithm::Ring;
+  const Outcome o = run(p, CollectiveOp::AllReduce, kGiB, PlanModel::Auto, {}, ring);
+  std::set<std::string> senders;
+  for (const Connection& c : o.plan.connections) {
+    if (c.transport != Transport::Net) continue;
+    const Route r = p.route(c.src, c.dst, Transport::Net);
+    for (const Hop& h : r.hops) {
+      const std::string name = p.hop_name(h);
+      if (name.find("->network") != std::string::npos) senders.insert(name);
+    }
+  }
+  EXPECT_EQ(senders.size(), 16u) << "8 NICs per server, each sending";
+  // 8 rails of 25 GB/s x network_efficiency, each carrying 2(n-1)/n·S/8 of one ring channel.
+  const double rail = 25e9 * p.cost_model().network_efficiency;
+  EXPECT_GT(o.busbw, 0.9 * 8 * rail / 1e9) << "busbw -> 8 x NIC rate";
+}
+
+}  // namespace
+}  // namespace rigsim::model

@@ -1,0 +1,138 @@
+// `rigsim p2p` figures: closed forms on small layouts, monotonicity (a wider link or P2P never lowers
+// a figure) and sanity bands on catalog layouts (skipped while those files are not written yet).
+#include "engine/executor.hpp"
+#include "model/p2p_bench.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/model/sim_fixture.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using namespace testing;
+
+P2pBenchResult bench(const std::string& layout_json) {
+  return run_p2p_bench(platform_of(layout_json), engine::run);
+}
+
+/// Every off-diagonal figure of `better` is at least the one of `worse` (bandwidths), at most (latency).
+void expect_not_worse(const P2pBenchResult& better, const P2pBenchResult& worse) {
+  const std::size_t n = better.gpus.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      EXPECT_GE(better.uni_p2p_on[i][j], worse.uni_p2p_on[i][j] * 0.999) << i << "," << j;
+      EXPECT_GE(better.uni_p2p_off[i][j], worse.uni_p2p_off[i][j] * 0.999) << i << "," << j;
+      EXPECT_GE(better.bi_p2p_on[i][j], worse.bi_p2p_on[i][j] * 0.999) << i << "," << j;
+      EXPECT_GE(better.bi_p2p_off[i][j], worse.bi_p2p_off[i][j] * 0.999) << i << "," << j;
+      EXPECT_LE(better.latency_us_p2p_on[i][j], worse.latency_us_p2p_on[i][j] * 1.001) << i << "," << j;
+    }
+    EXPECT_GE(better.h2d_gbps[i], worse.h2d_gbps[i] * 0.999);
+    EXPECT_GE(better.d2h_gbps[i], worse.d2h_gbps[i] * 0.999);
+    EXPECT_GE(better.h2d_concurrent_gbps[i], worse.h2d_concurrent_gbps[i] * 0.999);
+  }
+}
+
+TEST(P2pBench, ClosedFormsOnTwoTeslaUnderOneSwitch) {
+  const Platform p = platform_of(kFourBehindOneUplink);
+  const P2pBenchResult r = run_p2p_bench(p, engine::run);
+  const auto& c = p.cost_model();
+  const double link = 16 * 0.985 * c.pcie_efficiency;  // GB/s, every link Gen3 x16
+  const double s = 256.0 * 1024 * 1024;
+  // P2P through the switch: S / (S/B + latency).
+  const double lat = c.p2p_latency.value + 2 * c.pcie_hop_latency.value + 150e-9;
+  expect_closed_form("S/(S/B + lat)", s / (s / (link * 1e9) + lat) / 1e9, r.uni_p2p_on[0][1], "GB/s");
+  EXPECT_TRUE(r.can_access[0][1]);
+  // Both directions at once: each direction of each link is its own resource.
+  expect_closed_form("2 x uni", 2 * r.uni_p2p_on[0][1], r.bi_p2p_on[0][1], "GB/s");
+  // Staged (cudaMemcpyPeer without peer access): store-and-forward, D2H then H2D, each leg at the link
+  // rate: S / (S/B1 + S/B2 + both legs' latencies), about B/2.
+  const auto& t = p.topology();
+  const double legs_lat = p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy).latency.value +
+                          p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy).latency.value;
+  expect_closed_form("staged copy: S/(S/B1 + S/B2 + latencies)", s / (2 * s / (link * 1e9) + legs_lat) / 1e9,
+                     r.uni_p2p_off[0][1], "GB/s");
+  // Both staged copies at once: the two D2H legs share the uplink's up direction, then the two H2D
+  // legs its down direction: 2S / (2S/(B/2)) = B/2 (plus latencies).
+  expect_closed_form("bidir staged: 2S/(2 x S/(B/2) + latencies)", 2 * s / (4 * s / (link * 1e9) + legs_lat) / 1e9,
+                     r.bi_p2p_off[0][1], "GB/s");
+  // Zero-byte staged copy: the two legs' latencies.
+  expect_closed_form("d2h + h2d latency", legs_lat * 1e6, r.latency_us_p2p_off[0][1], "us");
+  // Latency: P2P setup + hops; diagonal: the P2P setup alone.
+  expect_closed_form("p2p + 2 hops + switch", lat * 1e6, r.latency_us_p2p_on[0][1], "us");
+  EXPECT_GT(r.latency_us_p2p_off[0][1], c.shm_latency.us());
+  // Diagonal: P40 memory bandwidth (catalog) x gpu_memory_efficiency.
+  const double mem = p.topology().device(p.topology().gpus()[0]).gpu->memory_bw_gbs;
+  EXPECT_DOUBLE_EQ(r.uni_p2p_on[0][0], mem * c.gpu_memory_efficiency);
+  // H2D alone: the link; all four at once: a quarter of the shared uplink.
+  expect_closed_form("B", link, r.h2d_gbps[0], "GB/s");
+  expect_closed_form("B_uplink/4", link / 4, r.h2d_concurrent_gbps[3], "GB/s");
+}
+
+TEST(P2pBench, WideningALinkNeverLowersAFigure) {
+  expect_not_worse(bench(two_3090(16, false)), bench(two_3090(8, false)));
+  expect_not_worse(bench(two_3090(16, true)), bench(two_3090(8, true)));
+}
+
+TEST(P2pBench, EnablingP2pNeverLowersAFigure) {
+  const P2pBenchResult stock = bench(two_3090(16, false));
+  const P2pBenchResult patched = bench(two_3090(16, true));
+  EXPECT_FALSE(stock.can_access[0][1]);  // GeForce on a stock driver: staged even with "P2P=Enabled"
+  EXPECT_TRUE(patched.can_access[0][1]);
+  EXPECT_DOUBLE_EQ(stock.uni_p2p_on[0][1], stock.uni_p2p_off[0][1]);
+  expect_not_worse(patched, stock);
+  EXPECT_GT(patched.uni_p2p_on[0][1], 1.5 * stock.uni_p2p_on[0][1]);
+}
+
+TEST(P2pBench, NvlinkPairIsFarAboveAnX8PciePair) {
+  const P2pBenchResult nvlink = bench(two_3090(8, false, true));
+  const P2pBenchResult pcie = bench(two_3090(8, false));
+  EXPECT_GT(nvlink.uni_p2p_on[0][1], 4 * pcie.uni_p2p_on[0][1]);
+  EXPECT_GT(nvlink.bi_p2p_on[0][1], 4 * pcie.bi_p2p_on[0][1]);
+}
+
+TEST(P2pBench, CatalogNvlinkPairBeatsItsPcie) {
+  const auto topo = catalog_layout("consumer-2x3090-nvlink");
+  if (!topo) GTEST_SKIP() << "scenarios/layouts/consumer-2x3090-nvlink.json not written yet";
+  const P2pBenchResult r = run_p2p_bench(Platform(*topo, calibration::default_cost_model()), engine::run);
+  EXPECT_GT(r.uni_p2p_on[0][1], 40.0);    // 4 x 14.0625 GB/s x 0.8
+  EXPECT_LT(r.uni_p2p_off[0][1], 15.75);  // staged over Gen4 x8
+  EXPECT_GT(r.uni_p2p_on[0][1], 4 * r.uni_p2p_off[0][1]);
+}
+
+TEST(P2pBench, CatalogX1RiserRigStaysUnderOneGBps) {
+  const auto topo = catalog_layout("mining-3x3090-x1");
+  if (!topo) GTEST_SKIP() << "scenarios/layouts/mining-3x3090-x1.json not written yet";
+  const P2pBenchResult r = run_p2p_bench(Platform(*topo, calibration::default_cost_model()), engine::run);
+  for (std::size_t i = 0; i < r.gpus.size(); ++i) {
+    EXPECT_LT(r.h2d_gbps[i], 1.0);
+    for (std::size_t j = 0; j < r.gpus.size(); ++j) {
+      if (i == j) continue;
+      EXPECT_LT(r.uni_p2p_on[i][j], 1.0) << i << "," << j;
+      EXPECT_LT(r.bi_p2p_on[i][j], 1.0) << i << "," << j;
+    }
+  }
+}
+
+TEST(P2pBench, TextAndJsonCarryTheMatrices) {
+  const P2pBenchResult r = bench(kStagedUnequalLegs);
+  const std::string text = p2p_bench_text(r);
+  for (const char* needle :
+       {"Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)",
+        "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)",
+        "Bidirectional P2P=Disabled Bandwidth Matrix (GB/s)", "P2P=Disabled Latency Matrix (us)",
+        "P2P=Enabled Latency (P2P Writes) Matrix (us)", "Device=0 CANNOT Access Peer Device=1",
+        "   D\\D     0      1"})
+    EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
+  const nlohmann::json j = p2p_bench_json(r);
+  for (const char* key : {"uni_p2p_on", "uni_p2p_off", "bi_p2p_on", "bi_p2p_off", "latency_us_p2p_on",
+                          "latency_us_p2p_off", "h2d_gbps", "d2h_gbps", "h2d_concurrent_gbps"})
+    ASSERT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["uni_p2p_on"].size(), 2u);
+  EXPECT_EQ(j["h2d_gbps"].size(), 2u);
+  EXPECT_THROW(run_p2p_bench(platform_of(kOneGen3), engine::run, P2pBenchOptions{Bytes{0}}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace rigsim::model

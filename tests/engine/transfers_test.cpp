@@ -1,0 +1,257 @@
+// The executor on analytic cases: each test states its closed form (bytes / bandwidth + latency) and
+// checks the simulated time within 1 %. Bandwidths are wire rate x CostModel efficiency.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "engine/executor.hpp"
+#include "tests/model/sim_fixture.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using namespace testing;
+
+TEST(Transfers, OneCopyOverGen3x16) {
+  const Platform p = platform_of(kOneGen3);
+  const auto& c = p.cost_model();
+  const RunResult r = engine::run(p, {copy(p, "cpu0", "g0", kGiB)});
+  const double bw = 16 * 0.985e9 * c.pcie_efficiency;  // Gen3: 0.985 GB/s per lane (hardware.md §2.1)
+  const double lat = c.host_copy_latency.value + c.pcie_hop_latency.value;
+  expect_closed_form("S/(15.76 GB/s x pcie_eff) + host_copy + 1 hop", kGiB / bw + lat,
+                     duration(r.transfers[0]).value, "s");
+  EXPECT_DOUBLE_EQ(r.makespan.value, r.transfers[0].finish.value);
+}
+
+TEST(Transfers, OneCopyOverGen4x16) {
+  const Platform p = platform_of(kOneGen4);
+  const auto& c = p.cost_model();
+  const RunResult r = engine::run(p, {copy(p, "g0", "cpu0", kGiB)});
+  const double bw = 16 * 1.969e9 * c.pcie_efficiency;  // Gen4: 1.969 GB/s per lane
+  const double lat = c.host_copy_latency.value + c.pcie_hop_latency.value;
+  expect_closed_form("S/(31.5 GB/s x pcie_eff) + host_copy + 1 hop", kGiB / bw + lat,
+                     duration(r.transfers[0]).value, "s");
+}
+
+TEST(Transfers, FourGpusShareOneSwitchUplink) {
+  const Platform p = platform_of(kFourBehindOneUplink);
+  std::vector<Transfer> h2d;
+  for (const char* g : {"g0", "g1", "g2", "g3"}) h2d.push_back(copy(p, "cpu0", g, kGiB));
+  const RunResult r = engine::run(p, h2d);
+  const double uplink = 16 * 0.985e9 * p.cost_model().pcie_efficiency;
+  for (const auto& t : r.transfers)
+    expect_closed_form("S/(B_uplink/4)", kGiB / (uplink / 4), duration(t).value, "s");
+  const double aggregate = 4 * kGiB / r.makespan.value;
+  expect_closed_form("aggregate = uplink bandwidth", uplink / 1e9, aggregate / 1e9, "GB/s");
+  ASSERT_FALSE(r.busiest.empty());
+  EXPECT_EQ(r.busiest.front().link, "rc0->plx0");
+  EXPECT_NEAR(r.busiest.front().utilization, 1.0, 0.01);
+}
+
+TEST(Transfers, StagedCopyIsBoundedByTheSlowerLeg) {
+  const calibration::CostModel cost = calibration::default_cost_model();
+  const Platform p = platform_of(kStagedUnequalLegs, cost);
+  const RunResult r = engine::run(p, {copy(p, "g0", "g1", kGiB)});  // GeForce: Auto gives SHM
+  const Route route = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
+  const double x8 = 8 * 0.985e9 * cost.pcie_efficiency;
+  // NCCL's SHM pipelines the D2H and H2D legs chunk by chunk: one flow at the slower leg's rate.
+  expect_closed_form("SHM (pipelined): S/B_x8 + route latency", kGiB / x8 + route.latency.value,
+                     duration(r.transfers[0]).value, "s");
+}
+
+TEST(Transfers, StagedCopiesShareTheSocketsMemory) {
+  const calibration::CostModel cost = calibration::default_cost_model();
+  const Platform p = platform_of(kSlowMemory, cost);  // 10 GB/s of memory, legs at Gen3 x8 (6.5 GB/s)
+  const double mem = 10e9 * cost.memory_efficiency;
+  // Alone: memory is written and read, so the copy gets half of it (below the x8 legs).
+  const RunResult one = engine::run(p, {copy(p, "g0", "g1", kGiB)});
+  expect_closed_form("S/(B_mem/2)", kGiB / (mem / 2), duration(one.transfers[0]).value, "s");
+  // Two at once over disjoint PCIe links: a quarter each.
+  const RunResult two = engine::run(p, {copy(p, "g0", "g1", kGiB), copy(p, "g2", "g3", kGiB)});
+  for (const auto& t : two.transfers)
+    expect_closed_form("S/(B_mem/4)", kGiB / (mem / 4), duration(t).value, "s");
+  EXPECT_EQ(two.busiest.front().link, "cpu0/dram");
+  EXPECT_NEAR(two.busiest.front().utilization, 1.0, 0.01);
+}
+
+TEST(Transfers, OneDirectionOfHostDmaIsUnaffectedByTheDuplexLimit) {
+  for (double d : {0.42, 0.57, 1.0}) {  // any duplex efficiency with 2d > pcie_efficiency
+    calibration::CostModel cost = calibration::default_cost_model();
+    cost.pcie_duplex_efficiency = d;
+    const Platform p = platform_of(kOneGen3, cost);
+    const RunResult r = engine::run(p, {copy(p, "cpu0", "g0", kGiB)});
+    const double bw = 16 * 0.985e9 * cost.pcie_efficiency;
+    const double lat = cost.host_copy_latency.value + cost.pcie_hop_latency.value;
+    expect_closed_form("H2D alone: S/(wire x pcie_eff) + latency", kGiB / bw + lat, duration(r.transfers[0]).value,
+                       "s");
+  }
+}
+
+TEST(Transfers, OppositeHostCopiesOnOneLinkShareItsDuplexLimit) {
+  const calibration::CostModel cost = calibration::default_cost_model();
+  const Platform p = platform_of(kOneGen3, cost);
+  const double wire = 16 * 0.985e9;
+  ASSERT_LT(cost.pcie_duplex_efficiency, cost.pcie_efficiency);
+  // H2D and D2H at once: together at most pcie_duplex_efficiency x 2 x wire, so each gets
+  // pcie_duplex_efficiency x wire (nvbandwidth's bidirectional host copies).
+  const RunResult r = engine::run(p, {copy(p, "cpu0", "g0", kGiB), copy(p, "g0", "cpu0", kGiB)});
+  const double lat = cost.host_copy_latency.value + cost.pcie_hop_latency.value;
+  for (const auto& t : r.transfers)
+    expect_closed_form("S/(pcie_duplex_eff x wire) + latency", kGiB / (cost.pcie_duplex_efficiency * wire) + lat,
+                       duration(t).value, "s");
+  EXPECT_EQ(r.busiest.front().link, "rc0<->g0/both");
+  EXPECT_NEAR(r.busiest.front().utilization, 1.0, 0.01);
+}
+
+TEST(Transfers, DuplexLimitIsMonotone) {
+  // A higher duplex efficiency never slows opposite host copies; each direction gets
+  // min(pcie_duplex_efficiency, pcie_efficiency) x wire.
+  double previous = 0;
+  for (double d : {0.3, 0.45, 0.57, 0.7, 0.82, 1.0}) {
+    calibration::CostModel cost = calibration::default_cost_model();
+    cost.pcie_duplex_efficiency = d;
+    const Platform p = platform_of(kOneGen3, cost);
+    const RunResult r = engine::run(p, {copy(p, "cpu0", "g0", kGiB), copy(p, "g0", "cpu0", kGiB)});
+    const double lat = cost.host_copy_latency.value + cost.pcie_hop_latency.value;
+    const double rate = kGiB / (duration(r.transfers[0]).value - lat);
+    expect_closed_form("min(pcie_duplex_eff, pcie_eff) x wire", std::min(d, cost.pcie_efficiency) * 16 * 0.985,
+                       rate / 1e9, "GB/s");
+    EXPECT_GE(rate, previous * 0.999) << d;
+    previous = rate;
+  }
+}
+
+TEST(Transfers, StagedFlowsThroughASwitchUplinkUseBothDirections) {
+  // A staged (SHM) copy between two GPUs under one switch goes up the switch's uplink (D2H writes)
+  // and down it (H2D reads) at once, so the uplink's duplex limit applies even to one flow.
+  const calibration::CostModel cost = calibration::default_cost_model();
+  const Platform p = platform_of(kFourBehindOneUplink, cost);
+  const double wire = 16 * 0.985e9;
+  const double d = cost.pcie_duplex_efficiency * wire;
+  ASSERT_LT(d, wire * cost.pcie_efficiency);
+  const Route route = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
+  const RunResult one = engine::run(p, {copy(p, "g0", "g1", kGiB, Transport::Shm)});
+  expect_closed_form("S/(pcie_duplex_eff x wire) + route latency", kGiB / d + route.latency.value,
+                     duration(one.transfers[0]).value, "s");
+  // Two opposite staged flows (a 2-GPU SHM all_reduce step): the uplink's limit is crossed 4 times.
+  const RunResult two = engine::run(
+      p, {copy(p, "g0", "g1", kGiB, Transport::Shm), copy(p, "g1", "g0", kGiB, Transport::Shm)});
+  for (const auto& t : two.transfers)
+    expect_closed_form("S/(2 x pcie_duplex_eff x wire / 4) + route latency", kGiB / (d / 2) + route.latency.value,
+                       duration(t).value, "s");
+  // P2P between the same GPUs (posted writes) is not limited: both directions at the link rate.
+  const RunResult p2p = engine::run(
+      p, {copy(p, "g0", "g1", kGiB, Transport::P2p), copy(p, "g1", "g0", kGiB, Transport::P2p)});
+  const Route pr = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::P2p);
+  for (const auto& t : p2p.transfers)
+    expect_closed_form("S/(wire x pcie_eff) + latency", kGiB / (wire * cost.pcie_efficiency) + pr.latency.value,
+                       duration(t).value, "s");
+}
+
+TEST(Transfers, CrossSocketIsBoundedByTheInterSocketLink) {
+  const Platform p = platform_of(kTwoSockets);
+  const auto& c = p.cost_model();
+  const double qpi = 6.0e9 * c.inter_socket_efficiency;  // NCCL BDW_QPI_BW 6.0 (nccl.md §d.2)
+  // Host memory of socket 0 into the GPU of socket 1.
+  const RunResult h2d = engine::run(p, {copy(p, "cpu0", "g1", kGiB)});
+  const double lat = c.host_copy_latency.value + c.inter_socket_latency.value + c.pcie_hop_latency.value;
+  expect_closed_form("S/B_qpi + latency", kGiB / qpi + lat, duration(h2d.transfers[0]).value, "s");
+  // A forced GPU-to-GPU copy between the sockets (Intel: no P2P across QPI, but the route is the same).
+  const RunResult p2p = engine::run(p, {copy(p, "g0", "g1", kGiB, Transport::P2p)});
+  EXPECT_GE(duration(p2p.transfers[0]).value, kGiB / qpi);
+  expect_closed_form("S/B_qpi + latency", kGiB / qpi, duration(p2p.transfers[0]).value, "s");
+}
+
+TEST(Transfers, DependenciesAndLatencyDelayTheStart) {
+  const Platform p = platform_of(kFourBehindOneUplink);
+  std::vector<Transfer> ts = {copy(p, "g0", "g1", 1e8), copy(p, "g1", "g2", 1e8), copy(p, "g2", "g3", 0)};
+  ts[1].after = {0};
+  ts[1].latency = microseconds(5);
+  ts[2].after = {0, 1};
+  const RunResult r = engine::run(p, ts);
+  EXPECT_DOUBLE_EQ(r.transfers[0].start.value, 0.0);
+  expect_closed_form("finish(t0) + 5 us", r.transfers[0].finish.value + 5e-6, r.transfers[1].start.value, "s",
+                     1e-9);
+  // A zero-byte transfer takes exactly its route's latency.
+  const Route route = p.route(p.topology().find("g2"), p.topology().find("g3"), Transport::P2p);
+  expect_closed_form("route latency", route.latency.value, duration(r.transfers[2]).value, "s", 1e-9);
+  EXPECT_DOUBLE_EQ(r.transfers[2].start.value, r.transfers[1].finish.value);
+}
+
+TEST(Transfers, MalformedInputIsRejected) {
+  const Platform p = platform_of(kOneGen3);
+  std::vector<Transfer> ts = {copy(p, "cpu0", "g0", 1e6)};
+  ts[0].after = {0};
+  EXPECT_THROW(engine::run(p, ts), std::invalid_argument);
+  ts[0].after.clear();
+  ts[0].bytes = Bytes{-1};
+  EXPECT_THROW(engine::run(p, ts), std::invalid_argument);
+  ts[0].bytes = Bytes{1};
+  ts[0].dst = 999;
+  EXPECT_THROW(engine::run(p, ts), std::invalid_argument);
+  EXPECT_TRUE(engine::run(p, {}).transfers.empty());
+}
+
+TEST(Transfers, ManyRunsInOneProcessAreIdentical) {
+  const Platform p = platform_of(kSlowMemory);
+  const std::vector<Transfer> ts = {copy(p, "g0", "g1", 1e8), copy(p, "g2", "g3", 3e8),
+                                    copy(p, "cpu0", "g2", 2e8)};
+  const RunResult first = engine::run(p, ts);
+  for (int i = 0; i < 20; ++i) {
+    const RunResult again = engine::run(p, ts);
+    for (std::size_t k = 0; k < ts.size(); ++k)
+      EXPECT_EQ(again.transfers[k].finish.value, first.transfers[k].finish.value);
+  }
+}
+
+/// A pipelined ring on 8 GPUs: `steps` rounds, each GPU sends to its neighbour after receiving.
+std::vector<Transfer> ring(const Platform& p, int steps) {
+  const auto gpus = p.topology().gpus();
+  const std::size_t n = gpus.size();
+  std::vector<Transfer> ts;
+  for (int s = 0; s < steps; ++s)
+    for (std::size_t g = 0; g < n; ++g) {
+      Transfer t;
+      t.src = gpus[g];
+      t.dst = gpus[(g + 1) % n];
+      t.bytes = Bytes{1e6 * (1 + (g % 3))};
+      t.latency = microseconds(5.7);
+      if (s > 0) t.after = {(s - 1) * n + (g + n - 1) % n, (s - 1) * n + g};
+      ts.push_back(t);
+    }
+  return ts;
+}
+
+TEST(Transfers, ThousandsOfTransfersRunQuickly) {
+  const Platform p(topology::testing::layout_from_text(topology::testing::kDualRootPlx),
+                   calibration::default_cost_model());
+  for (int steps : {125, 1250}) {
+    const auto ts = ring(p, steps);
+    const auto t0 = std::chrono::steady_clock::now();
+    const RunResult r = engine::run(p, ts);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "[ timing ] " << ts.size() << " transfers (ring on 8 GPUs): " << ms << " ms wall, "
+              << r.makespan.value * 1e3 << " ms simulated\n";
+    RecordProperty("wall_ms_" + std::to_string(ts.size()), static_cast<int>(ms));
+    EXPECT_LT(ms, ts.size() < 5000 ? 1000.0 : 10000.0);
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      for (std::size_t d : ts[i].after) ASSERT_GE(r.transfers[i].start.value, r.transfers[d].finish.value);
+  }
+}
+
+
+TEST(Transfers, ConnectedTransfersSkipTheTransportSetup) {
+  const Platform p = platform_of(kStagedUnequalLegs);
+  Transfer cold = copy(p, "g0", "g1", 8, Transport::Shm), warm = cold;
+  warm.connected = true;
+  const RunResult r = engine::run(p, {cold, warm});
+  const Route route = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
+  const double bytes = 8 / route.bottleneck.value;
+  expect_closed_form("route latency + S/B", route.latency.value + bytes, duration(r.transfers[0]).value, "s");
+  expect_closed_form("route latency - setup + S/B (connected)", route.latency.value - route.setup.value + bytes,
+                     duration(r.transfers[1]).value, "s");
+}
+
+}  // namespace
+}  // namespace rigsim::model
