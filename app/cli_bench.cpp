@@ -4,12 +4,12 @@
 #include <sstream>
 
 #include "app/cli.hpp"
-#include "app/layout_loader.hpp"
+#include "topology/read_layout.hpp"
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "common/suggest.hpp"
 #include "engine/executor.hpp"
-#include "model/bench.hpp"
+#include "report/bench.hpp"
 #include "topology/build.hpp"
 
 namespace rigsim::app {
@@ -25,23 +25,8 @@ struct BenchCli {
   bool json = false, p2p_disable = false, dump_platform = false;
 };
 
-bool is_xml(const std::string& path) {
-  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".xml") == 0;
-}
-
-/// A layout file as a LayoutSpec, so that it can be instantiated once per server of a cluster.
-topology::LayoutSpec load_spec(const std::string& path) {
-  if (!is_xml(path)) return topology::parse_layout(load_json_file(path), path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return topology::import_nccl_xml(text.str(), path);
-}
-
 topology::Topology load_topology(const BenchCli& o) {
-  if (o.nodes == 1) return load_any_layout(o.layout);
-  return topology::build_cluster(load_spec(o.layout), o.nodes);
+  return topology::read_layout(o.layout, o.nodes);
 }
 
 model::CollectiveOp parse_op(const std::string& name) {
@@ -105,7 +90,7 @@ int run(const BenchCli& o) {
   }
   const model::BenchOptions options = bench_options(o, platform.topology());
   const model::BenchResult r = model::run_bench(platform, engine::run, options);
-  emit(o.json ? model::bench_json(platform, options, r).dump(2) + "\n" : model::bench_text(platform, options, r),
+  emit(o.json ? report::bench_json(platform, options, r).dump(2) + "\n" : report::bench_text(platform, options, r),
        o.output);
   return 0;
 }

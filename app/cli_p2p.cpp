@@ -1,10 +1,10 @@
 // `rigsim p2p LAYOUT`: p2pBandwidthLatencyTest and bandwidthTest on a simulated server.
 #include "app/cli.hpp"
-#include "app/layout_loader.hpp"
+#include "topology/read_layout.hpp"
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "engine/executor.hpp"
-#include "model/p2p_bench.hpp"
+#include "report/p2p.hpp"
 #include "model/platform.hpp"
 
 namespace rigsim::app {
@@ -32,13 +32,13 @@ int run(const P2pOptions& o) {
   bench.size = parse_size(o.size);
   const calibration::CostModel cost =
       o.cost_model.empty() ? calibration::default_cost_model() : calibration::load_cost_model(o.cost_model);
-  const model::Platform platform(load_any_layout(o.layout), cost);
+  const model::Platform platform(topology::read_layout(o.layout), cost);
   if (o.dump_platform) {
     emit(platform.dump(), o.output);
     return 0;
   }
   const model::P2pBenchResult r = model::run_p2p_bench(platform, engine::run, bench);
-  emit(o.json ? model::p2p_bench_json(r).dump(2) + "\n" : model::p2p_bench_text(r), o.output);
+  emit(o.json ? report::p2p_bench_json(r).dump(2) + "\n" : report::p2p_bench_text(r), o.output);
   return 0;
 }
 

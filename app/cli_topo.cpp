@@ -2,9 +2,9 @@
 #include <map>
 
 #include "app/cli.hpp"
-#include "app/layout_loader.hpp"
+#include "topology/read_layout.hpp"
 #include "topology/nccl_xml.hpp"
-#include "topology/topo_report.hpp"
+#include "report/topo.hpp"
 
 namespace rigsim::app {
 
@@ -28,20 +28,20 @@ void add_topo(CLI::App& app, Action& action) {
   cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
   cmd->callback([opt, &action] {
     action = [opt] {
-      const topology::Topology topo = load_any_layout(opt->layout);
+      const topology::Topology topo = topology::read_layout(opt->layout);
       topology::P2pPolicy policy;
       policy.disable = opt->p2p_disable;
       if (!opt->p2p_level.empty()) policy.level = topology::parse_path_class(opt->p2p_level);
       const std::string format = opt->json ? "json" : opt->format;
       std::string text;
       if (format == "json")
-        text = topology::topo_json(topo, policy).dump(2) + "\n";
+        text = report::topo_json(topo, policy).dump(2) + "\n";
       else if (format == "dot")
-        text = topology::topo_dot(topo);
+        text = report::topo_dot(topo);
       else if (format == "nccl-xml")
         text = topology::export_nccl_xml(topo);
       else
-        text = topology::topo_text(topo, policy);
+        text = report::topo_text(topo, policy);
       emit(text, opt->output);
       return 0;
     };

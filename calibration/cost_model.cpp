@@ -33,6 +33,11 @@ constexpr FactorKey kFactors[] = {
     {"network_efficiency", &CostModel::network_efficiency},
     {"gpu_memory_efficiency", &CostModel::gpu_memory_efficiency},
     {"pcie_duplex_efficiency", &CostModel::pcie_duplex_efficiency},
+    {"gemm_efficiency", &CostModel::gemm_efficiency},
+    {"gemm_fp8_efficiency", &CostModel::gemm_fp8_efficiency},
+    {"attention_efficiency", &CostModel::attention_efficiency},
+    {"tensor_clock_ratio", &CostModel::tensor_clock_ratio},
+    {"tensor_clock_ratio_half_rate", &CostModel::tensor_clock_ratio_half_rate},
 };
 
 constexpr DurationKey kDurations[] = {
@@ -135,6 +140,33 @@ void set_nccl_defaults(CostModel& m) {
   m.nccl_ll128_step_latency_net = microseconds(4.0);
 }
 
+void set_compute_defaults(CostModel& m) {
+  // Horace He, "Strangely, Matrix Multiplications on GPUs Run Faster When Given 'Predictable' Data"
+  // (thonking.ai, 2024): A100 SXM 8192^3 cuBLAS with all-zero inputs, which flip few transistors and so
+  // never meet the power limit, 295 of 312 TFLOP/s = 0.946. That run includes the model's other GEMM
+  // factors (compute.cpp): tile fill 0.998 (2048 tiles of 256x128 over 108 SMs, 19 waves) and k ramp
+  // 8192 / (8192 + 128) = 0.985, so at the clock it runs at: [D] 0.946 / (0.998 x 0.985) = 0.96.
+  m.gemm_efficiency = 0.96;
+  // stas00/ml-engineering compute/accelerator/README.md, MAMF table (FP8 vs BF16 of the same GPU):
+  // H100 SXM 70.9 % vs 80.3 % = 0.883, GH200 77.6 % vs 83.8 % = 0.926: [D] mean 0.90.
+  m.gemm_fp8_efficiency = 0.90;
+  // FlashAttention-2 (Dao 2023, arXiv 2307.08691): the forward pass reaches 50-73 % of A100's peak; the
+  // backward pass, 2.5x the forward's FLOPs, is the less efficient one [R]: the low end, 0.5, for a
+  // training step. (FA2 on H100 reaches ~35 %, FA3 ~75 %: not told apart here.)
+  m.attention_efficiency = 0.5;
+  // Same source as gemm_efficiency: with random-normal inputs the A100 holds its 400 W limit by
+  // lowering its clock, 257 vs 295 TFLOP/s: [D] 0.871. Cross-check: NVIDIA computed A100's HPL Rpeak at
+  // 1305 MHz, "the clock that can be sustained at a GPU's power limit while running HPL", of its
+  // 1410 MHz boost (glennklockwood.com/garden/peak-FLOPS): 0.926 for FP64 DGEMM.
+  m.tensor_clock_ratio = 0.87;
+  // GeForce cards doing FP32-accumulate tensor math at half rate do half the tensor work per clock and
+  // stay at or above their rated boost clock: an RTX 3090 held 1635-1650 of its 1695 MHz through
+  // prefill GEMMs even capped to 315 of its 350 W (ashalliants/ninfer-3090#72), and GPU Boost runs past
+  // the rated clock when power allows (RTX 4090 at 2820 vs 2520 MHz, noonghunna/club-3090#697).
+  // 1.0 = the rated boost clock, the conservative end.
+  m.tensor_clock_ratio_half_rate = 1.0;
+}
+
 double read_factor(ObjectReader& r, const char* key, double value) {
   const auto v = r.optional_number(key);
   if (!v) return value;
@@ -169,6 +201,7 @@ CostModel default_cost_model() {
   set_bandwidth_defaults(m);
   set_latency_defaults(m);
   set_nccl_defaults(m);
+  set_compute_defaults(m);
   m.source = "built-in defaults";
   return m;
 }

@@ -22,6 +22,13 @@ struct CostModel {
   double gpu_memory_efficiency = 0;    // device-local copy: achieved / catalog memory bandwidth
   double pcie_duplex_efficiency = 0;   // PCIe link carrying host DMA both ways: total / (2 x wire rate)
 
+  // --- compute: achieved / catalog peak, used by calibration/compute (0..1] ---
+  double gemm_efficiency = 0;               // cuBLAS, large GEMM, at its running clock, before tiles/k
+  double gemm_fp8_efficiency = 0;           // an FP8 GEMM relative to the same GEMM in BF16
+  double attention_efficiency = 0;          // fused (flash) attention, of the catalog tensor peak
+  double tensor_clock_ratio = 0;            // sustained / rated clock, dense tensor math at the power limit
+  double tensor_clock_ratio_half_rate = 0;  // the same for GeForce doing FP32-accumulate math at half rate
+
   // --- latencies ---
   Seconds pcie_hop_latency;      // per PCIe link crossed
   Seconds switch_latency;        // per PCIe switch crossed (catalog value wins when present)

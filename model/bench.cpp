@@ -1,4 +1,4 @@
-// The bench sweep and its reports. Time per size is the simulated makespan of the plan's transfers;
+// The bench sweep (its text and JSON are report/bench.cpp). Time per size is the simulated makespan of the plan's transfers;
 // nccl-tests' time is the average of many iterations of the same collective, which a deterministic
 // simulation gives in one run.
 #include "model/bench.hpp"
@@ -22,86 +22,6 @@ std::map<int, std::vector<DeviceId>> gpus_by_node(const topology::Topology& topo
   std::map<int, std::vector<DeviceId>> out;
   for (DeviceId g : topo.gpus()) out[topo.device(g).node].push_back(g);
   return out;
-}
-
-std::string fixed(double v, int decimals) {
-  std::array<char, 64> buf{};
-  std::snprintf(buf.data(), buf.size(), "%.*f", decimals, v);
-  return buf.data();
-}
-
-std::string route_words(const Connection& c) {
-  return std::string(to_string(c.transport)) + " " + std::string(topology::to_string(c.path)) + " " +
-         fixed(c.rate.gb_per_s(), 2) + " GB/s";
-}
-
-/// Connections listed one by one when few, else grouped by (transport, class, rate) with a count.
-std::string connection_lines(const topology::Topology& topo, const std::vector<Connection>& cs) {
-  std::string out;
-  if (cs.size() <= 16) {
-    for (const Connection& c : cs)
-      out += "#   " + topo.device(c.src).name + " -> " + topo.device(c.dst).name + ": " + route_words(c) +
-             (c.reason.empty() ? "" : " (" + c.reason + ")") + "\n";
-    return out;
-  }
-  std::map<std::string, std::size_t> groups;
-  for (const Connection& c : cs) ++groups[route_words(c)];
-  for (const auto& [what, n] : groups) out += "#   " + std::to_string(n) + " x " + what + "\n";
-  return out;
-}
-
-std::string ring_line(const topology::Topology& topo, const Ring& r) {
-  std::string out = "#   ";
-  const std::size_t shown = std::min<std::size_t>(r.order.size(), 16);
-  for (std::size_t i = 0; i < shown; ++i) out += (i ? " -> " : "") + topo.device(r.order[i]).name;
-  if (shown < r.order.size()) out += " -> ... (" + std::to_string(r.order.size()) + " GPUs)";
-  return out + "\n";
-}
-
-/// The protocol NCCL's tuning model picks per size: the ranges of sizes run with each protocol.
-std::string protocol_lines(const BenchResult& res) {
-  std::string out = "# Protocols (NCCL's tuning model: latency + size / bandwidth, fastest wins):";
-  for (std::size_t i = 0; i < res.rows.size();) {
-    std::size_t j = i;
-    while (j + 1 < res.rows.size() && res.rows[j + 1].protocol == res.rows[i].protocol) ++j;
-    out += (i ? ", " : " ") + std::string(to_string(res.rows[i].protocol)) + " " +
-           std::to_string(res.rows[i].row.size) + (j > i ? "-" + std::to_string(res.rows[j].row.size) : "") + " B";
-    i = j + 1;
-  }
-  return out + "\n";
-}
-
-std::string why(const Platform& platform, const BenchResult& res) {
-  const auto& topo = platform.topology();
-  const CollectivePlan& p = res.largest;
-  std::string out =
-      "#\n# Why (largest size, " + std::to_string(res.rows.empty() ? 0 : res.rows.back().row.size) +
-      " B): " + std::string(to_string(p.algorithm)) + ", " + std::string(to_string(p.protocol)) + " protocol, " +
-      std::to_string(p.channels) + " channel(s), " + std::string(to_string(p.model)) + " model, latency term " +
-      fixed(p.latency.us(), 1) + " us\n";
-  out += protocol_lines(res);
-  if (p.algorithm == Algorithm::Tree) {
-    out +=
-        "# Trees: two binary trees over the servers (the second mirrored or shifted), each carrying half\n"
-        "#   the data; inside a server the GPUs form a chain in this ring order:\n" +
-        ring_line(topo, p.rings.front());
-  } else if (!p.rings.empty()) {
-    out += p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "# Chains:\n" : "# Rings:\n";
-    for (const Ring& r : p.rings) out += ring_line(topo, r);
-  }
-  out +=
-      "# Connections (transport, path class, slowest wire rate):\n" + connection_lines(topo, p.connections);
-  out += "# Busiest links (utilisation while the largest size ran):\n";
-  for (const LinkUsage& u : res.bottleneck)
-    out += "#   " + u.link + ": " + fixed(100 * u.utilization, 1) + " %\n";
-  if (res.bottleneck.empty()) out += "#   none (nothing moved)\n";
-  return out;
-}
-
-std::string host_label(const topology::Topology& topo, DeviceId g) {
-  return topo.device(g).node >= 0 && topo.device(g).local_name != topo.device(g).name
-             ? "node" + std::to_string(topo.device(g).node)
-             : topo.name();
 }
 
 }  // namespace
@@ -164,58 +84,6 @@ std::vector<DeviceId> select_gpus(const topology::Topology& topo, std::optional<
     }
   }
   return out;
-}
-
-std::string bench_text(const Platform& platform, const BenchOptions& o, const BenchResult& res) {
-  const auto& topo = platform.topology();
-  const auto by_node = gpus_by_node(topo);
-  std::vector<std::string> rank_lines;
-  std::map<int, std::size_t> ranks_per_node;
-  for (std::size_t r = 0; r < res.gpus.size(); ++r) {
-    const DeviceId g = res.gpus[r];
-    const auto& local = by_node.at(topo.device(g).node);
-    const auto dev = static_cast<std::size_t>(std::find(local.begin(), local.end(), g) - local.begin());
-    rank_lines.push_back(
-        nccl_tests::rank_line(r, host_label(topo, g), dev, std::string(topo.device(g).local_name),
-                              topo.device(g).gpu ? std::string(topo.device(g).gpu->name) : "GPU"));
-    ++ranks_per_node[topo.device(g).node];
-  }
-  const std::size_t per_node = ranks_per_node.empty() ? 0 : ranks_per_node.begin()->second;
-  std::vector<nccl_tests::Row> rows;
-  for (const auto& r : res.rows) rows.push_back(r.row);
-  return nccl_tests::preamble(o.op, o.sweep, per_node, rank_lines) + nccl_tests::table(o.op, rows) +
-         why(platform, res);
-}
-
-nlohmann::json bench_json(const Platform& platform, const BenchOptions& o, const BenchResult& res) {
-  const auto& topo = platform.topology();
-  nlohmann::json j;
-  j["op"] = std::string(to_string(o.op));
-  j["layout"] = topo.name();
-  j["gpus"] = nlohmann::json::array();
-  for (DeviceId g : res.gpus) j["gpus"].push_back(topo.device(g).name);
-  j["rows"] = nlohmann::json::array();
-  for (const auto& r : res.rows)
-    j["rows"].push_back({{"size", r.row.size},
-                         {"count", r.row.count},
-                         {"time_us", r.row.time_us},
-                         {"algbw", r.row.algbw},
-                         {"busbw", r.row.busbw},
-                         {"algorithm", std::string(to_string(r.algorithm))},
-                         {"model", std::string(to_string(r.model))},
-                         {"protocol", std::string(to_string(r.protocol))}});
-  j["avg_busbw"] = res.avg_busbw;
-  j["bottleneck"] = nlohmann::json::array();
-  for (const auto& u : res.bottleneck)
-    j["bottleneck"].push_back({{"link", u.link}, {"utilization", u.utilization}});
-  j["connections"] = nlohmann::json::array();
-  for (const auto& c : res.largest.connections)
-    j["connections"].push_back({{"src", topo.device(c.src).name},
-                                {"dst", topo.device(c.dst).name},
-                                {"transport", std::string(to_string(c.transport))},
-                                {"path", std::string(topology::to_string(c.path))},
-                                {"rate_gbs", c.rate.gb_per_s()}});
-  return j;
 }
 
 }  // namespace rigsim::model

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,13 +53,5 @@ BenchResult run_bench(const Platform& platform, const Executor& execute, const B
 std::vector<topology::DeviceId> select_gpus(const topology::Topology& topo,
                                             std::optional<std::size_t> per_node,
                                             const std::vector<std::size_t>& indices);
-
-/// The nccl-tests output (preamble, table, footer) followed by a "why" section: algorithm, rings,
-/// connections with their transport, and the busiest links with their utilisation.
-std::string bench_text(const Platform& platform, const BenchOptions& options, const BenchResult& result);
-/// {"op", "layout", "gpus", "rows": [{"size", "count", "time_us", "algbw", "busbw", "algorithm", "model",
-///  "protocol"}], "avg_busbw",
-///  "bottleneck": [{"link", "utilization"}], "connections": [...]}.
-nlohmann::json bench_json(const Platform& platform, const BenchOptions& options, const BenchResult& result);
 
 }  // namespace rigsim::model

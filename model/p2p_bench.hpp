@@ -12,7 +12,6 @@
 // Every measurement is simulated in one run, one after the other, so they never overlap.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -40,12 +39,5 @@ struct P2pBenchResult {
 
 /// Runs every measurement; throws std::invalid_argument for a size that is not positive or above 2^40.
 P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute, const P2pBenchOptions& options = {});
-
-/// The CUDA samples' text layout (matrices with "%6.02f" cells), then a bandwidthTest-like table.
-std::string p2p_bench_text(const P2pBenchResult& r);
-
-/// Keys uni_p2p_on, uni_p2p_off, bi_p2p_on, bi_p2p_off, latency_us_p2p_on, latency_us_p2p_off (GPU x
-/// GPU), h2d_gbps, d2h_gbps, h2d_concurrent_gbps (per GPU), plus layout, cost_model, size_bytes, gpus.
-nlohmann::json p2p_bench_json(const P2pBenchResult& r);
 
 }  // namespace rigsim::model

@@ -37,6 +37,11 @@ struct GpuSpec {
   int sm;                      // CUDA compute capability x10 (NCCL's "sm"), 0 for AMD
   double tdp_w;                // board power, W
   double used_price_usd;       // typical used price, USD; 0 when unknown
+  // For the compute cost model (calibration/compute): tiles of a GEMM run in waves over the SMs, and
+  // the tensor formats below have their own peaks.
+  int sm_count;        // streaming multiprocessors (AMD: compute units); per GPU die
+  double tf32_tflops;  // TF32 tensor math (FP32 inputs on tensor cores); 0 when the card has none
+  double fp8_tflops;   // FP8 tensor math with FP32 accumulate; 0 when the card has none (before Ada/Hopper)
   std::string_view source;
 };
 

@@ -198,4 +198,18 @@ Path Topology::path(DeviceId a, DeviceId b) const {
   return pcie;
 }
 
+std::vector<DeviceId> matrix_devices(const Topology& topo) {
+  std::vector<DeviceId> out = topo.gpus();
+  for (DeviceId n : topo.nics()) out.push_back(n);
+  return out;
+}
+
+std::vector<std::vector<std::string>> smi_matrix(const Topology& topo) {
+  const auto ids = matrix_devices(topo);
+  std::vector<std::vector<std::string>> m(ids.size(), std::vector<std::string>(ids.size()));
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (std::size_t j = 0; j < ids.size(); ++j) m[i][j] = topo.path(ids[i], ids[j]).smi;
+  return m;
+}
+
 }  // namespace rigsim::topology

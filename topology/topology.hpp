@@ -132,4 +132,9 @@ class Topology {
   std::shared_ptr<const Impl> impl_;
 };
 
+/// The devices nvidia-smi topo -m shows, in its order: every GPU, then every NIC.
+std::vector<DeviceId> matrix_devices(const Topology& topo);
+/// nvidia-smi class strings for every pair of matrix_devices().
+std::vector<std::vector<std::string>> smi_matrix(const Topology& topo);
+
 }  // namespace rigsim::topology

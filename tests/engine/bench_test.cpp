@@ -2,7 +2,7 @@
 // monotonicity across the catalog layouts and sanity bands on real rigs. Every closed form is
 // stated in the failure message.
 #include "engine/executor.hpp"
-#include "model/bench.hpp"
+#include "report/bench.hpp"
 
 #include <gtest/gtest.h>
 
@@ -186,10 +186,10 @@ TEST(BenchSweep, RowsFollowNcclTestsSizesAndRisingBusbw) {
   for (std::size_t i = 1; i < r.rows.size(); ++i)
     EXPECT_GE(r.rows[i].row.busbw, r.rows[i - 1].row.busbw * 0.999) << "size " << r.rows[i].row.size;
   EXPECT_FALSE(r.bottleneck.empty());
-  const std::string text = bench_text(p, o, r);
+  const std::string text = report::bench_text(p, o, r);
   EXPECT_NE(text.find("# Avg bus bandwidth    : "), std::string::npos);
   EXPECT_NE(text.find("# Busiest links"), std::string::npos);
-  const auto j = bench_json(p, o, r);
+  const auto j = report::bench_json(p, o, r);
   EXPECT_EQ(j["rows"].size(), 25u);
   EXPECT_TRUE(j.contains("avg_busbw"));
 }

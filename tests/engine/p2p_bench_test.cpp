@@ -1,7 +1,7 @@
 // `rigsim p2p` figures: closed forms on small layouts, monotonicity (a wider link or P2P never lowers
 // a figure) and sanity bands on catalog layouts (skipped while those files are not written yet).
 #include "engine/executor.hpp"
-#include "model/p2p_bench.hpp"
+#include "report/p2p.hpp"
 
 #include <gtest/gtest.h>
 
@@ -117,7 +117,7 @@ TEST(P2pBench, CatalogX1RiserRigStaysUnderOneGBps) {
 
 TEST(P2pBench, TextAndJsonCarryTheMatrices) {
   const P2pBenchResult r = bench(kStagedUnequalLegs);
-  const std::string text = p2p_bench_text(r);
+  const std::string text = report::p2p_bench_text(r);
   for (const char* needle :
        {"Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)",
         "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)",
@@ -125,7 +125,7 @@ TEST(P2pBench, TextAndJsonCarryTheMatrices) {
         "P2P=Enabled Latency (P2P Writes) Matrix (us)", "Device=0 CANNOT Access Peer Device=1",
         "   D\\D     0      1"})
     EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
-  const nlohmann::json j = p2p_bench_json(r);
+  const nlohmann::json j = report::p2p_bench_json(r);
   for (const char* key : {"uni_p2p_on", "uni_p2p_off", "bi_p2p_on", "bi_p2p_off", "latency_us_p2p_on",
                           "latency_us_p2p_off", "h2d_gbps", "d2h_gbps", "h2d_concurrent_gbps"})
     ASSERT_TRUE(j.contains(key)) << key;

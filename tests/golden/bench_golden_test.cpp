@@ -12,7 +12,7 @@
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "engine/executor.hpp"
-#include "model/bench.hpp"
+#include "report/bench.hpp"
 #include "tests/golden/catalog_layouts.hpp"
 #include "tests/golden/json_compare.hpp"
 #include "topology/layout_json.hpp"
@@ -39,7 +39,7 @@ TEST_P(BenchGolden, AllReduceSweepMatchesReviewedExpectation) {
   const auto result = model::run_bench(platform, engine::run, options);
   // Predictions are deterministic; the tolerance only absorbs floating-point printing.
   const auto diffs = testing::json_diff(load_json_file(expected.string()),
-                                        model::bench_json(platform, options, result), 1e-9);
+                                        report::bench_json(platform, options, result), 1e-9);
   std::string all;
   for (const auto& d : diffs) all += "  " + d + "\n";
   EXPECT_TRUE(diffs.empty()) << GetParam() << " predicts differently from its expectation:\n" << all;

@@ -10,7 +10,7 @@
 #include "tests/golden/catalog_layouts.hpp"
 #include "tests/golden/json_compare.hpp"
 #include "topology/layout_json.hpp"
-#include "topology/topo_report.hpp"
+#include "report/topo.hpp"
 
 namespace rigsim {
 namespace {
@@ -24,7 +24,7 @@ class TopoGolden : public ::testing::TestWithParam<std::string> {
     return fs::path(RIGSIM_SOURCE_DIR) / "scenarios/layouts" / (GetParam() + ".json");
   }
   nlohmann::json report() const {
-    return topology::topo_json(topology::load_layout(layout().string()), topology::P2pPolicy{});
+    return report::topo_json(topology::load_layout(layout().string()), topology::P2pPolicy{});
   }
 };
 

@@ -12,7 +12,6 @@
 #include "common/input.hpp"
 #include "topology/build.hpp"
 #include "topology/layout_json.hpp"
-#include "topology/topo_report.hpp"
 
 namespace rigsim::topology {
 namespace {

@@ -4,7 +4,6 @@
 
 #include "tests/topology/layout_fixture.hpp"
 #include "topology/p2p.hpp"
-#include "topology/topo_report.hpp"
 
 namespace rigsim::topology {
 namespace {

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <sstream>
 
-#include "model/p2p_bench.hpp"
+#include "report/p2p.hpp"
 
-namespace rigsim::model {
+namespace rigsim::report {
 namespace {
+
+using namespace model;
 
 std::string cell(const char* format, double v) {
   char buf[48];
@@ -111,4 +113,4 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
   return j;
 }
 
-}  // namespace rigsim::model
+}  // namespace rigsim::report

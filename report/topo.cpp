@@ -1,20 +1,16 @@
-#include "topology/topo_report.hpp"
+#include "report/topo.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-namespace rigsim::topology {
+namespace rigsim::report {
+
+using namespace topology;
 namespace {
 
 double round3(double x) {
   return std::round(x * 1000.0) / 1000.0;
-}
-
-std::vector<DeviceId> matrix_devices(const Topology& topo) {
-  std::vector<DeviceId> out = topo.gpus();
-  for (DeviceId n : topo.nics()) out.push_back(n);
-  return out;
 }
 
 /// "GPU0", "NIC1": nvidia-smi's labels, by position among devices of that kind.
@@ -131,14 +127,6 @@ void write_p2p(std::ostringstream& out, const Topology& topo, const P2pPolicy& p
 
 }  // namespace
 
-std::vector<std::vector<std::string>> smi_matrix(const Topology& topo) {
-  const auto ids = matrix_devices(topo);
-  std::vector<std::vector<std::string>> m(ids.size(), std::vector<std::string>(ids.size()));
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    for (std::size_t j = 0; j < ids.size(); ++j) m[i][j] = topo.path(ids[i], ids[j]).smi;
-  return m;
-}
-
 std::string topo_text(const Topology& topo, const P2pPolicy& policy) {
   std::ostringstream out;
   out << topo.name();
@@ -252,4 +240,4 @@ std::string topo_dot(const Topology& topo) {
   return out.str();
 }
 
-}  // namespace rigsim::topology
+}  // namespace rigsim::report

@@ -8,7 +8,10 @@
 #include "topology/p2p.hpp"
 #include "topology/topology.hpp"
 
-namespace rigsim::topology {
+namespace rigsim::report {
+
+using topology::P2pPolicy;
+using topology::Topology;
 
 /// The nvidia-smi topo -m matrix, legend, link table, lane budgets, P2P matrix and warnings.
 std::string topo_text(const Topology& topo, const P2pPolicy& policy);
@@ -17,7 +20,4 @@ nlohmann::json topo_json(const Topology& topo, const P2pPolicy& policy);
 /// Graphviz rendering of the device graph.
 std::string topo_dot(const Topology& topo);
 
-/// nvidia-smi class strings for every pair of (GPUs..., NICs...), in that order.
-std::vector<std::vector<std::string>> smi_matrix(const Topology& topo);
-
-}  // namespace rigsim::topology
+}  // namespace rigsim::report

@@ -1,0 +1,20 @@
+// Reports of `rigsim p2p`: p2pBandwidthLatencyTest / bandwidthTest-style text and JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/p2p_bench.hpp"
+
+namespace rigsim::report {
+
+using model::P2pBenchResult;
+
+/// The CUDA samples' text layout (matrices with "%6.02f" cells), then a bandwidthTest-like table.
+std::string p2p_bench_text(const P2pBenchResult& r);
+
+/// Keys uni_p2p_on, uni_p2p_off, bi_p2p_on, bi_p2p_off, latency_us_p2p_on, latency_us_p2p_off (GPU x
+/// GPU), h2d_gbps, d2h_gbps, h2d_concurrent_gbps (per GPU), plus layout, cost_model, size_bytes, gpus.
+nlohmann::json p2p_bench_json(const P2pBenchResult& r);
+
+}  // namespace rigsim::report
