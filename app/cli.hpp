@@ -23,5 +23,7 @@ void add_topo(CLI::App& app, Action& action);
 void add_catalog(CLI::App& app, Action& action);
 void add_p2p(CLI::App& app, Action& action);
 void add_bench(CLI::App& app, Action& action);
+void add_run(CLI::App& app, Action& action);
+void add_compare(CLI::App& app, Action& action);
 
 }  // namespace rigsim::app

@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
   rigsim::app::add_catalog(app, action);
   rigsim::app::add_p2p(app, action);
   rigsim::app::add_bench(app, action);
+  rigsim::app::add_run(app, action);
+  rigsim::app::add_compare(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -99,7 +99,10 @@ double fill_of(const KernelWork& k, Tile t, int split, int sms) {
 /// Operand feed: a tile needs (Tm + Tn) x bytes per element from L2 for every 2 x Tm x Tn FLOPs; the
 /// L2 supplies kL2BytesPerFullRateFlop per FLOP at full FP16 rate, more per FLOP for slower formats.
 double feed_of(const topology::GpuSpec& gpu, Dtype dtype, Tile t) {
-  const double supply = kL2BytesPerFullRateFlop * gpu.fp16_fp16acc_tflops / peak_tflops(gpu, dtype);
+  // The L2 is sized for the card's fastest math. On Pascal (P40, GTX 10) FP16 runs at 1/64 rate and
+  // is not that: its FP32 CUDA-core rate is, so the ratio is taken against the larger of the two.
+  const double fastest = std::max(gpu.fp16_fp16acc_tflops, gpu.fp32_tflops);
+  const double supply = kL2BytesPerFullRateFlop * fastest / peak_tflops(gpu, dtype);
   const double demand = bytes_per_element(dtype) * (t.m + t.n) / (2.0 * t.m * t.n);
   return std::min(1.0, supply / demand);
 }

@@ -125,6 +125,8 @@ class Runner {
   Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where);
   void start();  // from maestro, before Engine::run()
   bool complete() const { return done_ == timings_.size(); }
+  /// The first task that never started, for the error message of an incomplete run.
+  std::string stuck() const;
   std::vector<TransferTiming>& timings() { return timings_; }
 
  private:
@@ -171,11 +173,23 @@ Runner::Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* wher
   }
 }
 
+std::string Runner::stuck() const {
+  for (std::size_t i = 0; i < missing_.size(); ++i)
+    if (missing_[i] > 0)
+      return "task " + std::to_string(i) + " (" + (*plan_.transfers)[i].tag + ") still waits for " +
+             std::to_string(missing_[i]) + " task(s)";
+  return "every task was released but one never finished";
+}
+
 void Runner::start() {
   // The one non-daemon actor: the simulation ends when it returns, which kills the idle workers.
   sg4::Actor::create("main", where_, [this] {
+    // The roots are collected first: releasing a worker may let it run, and a zero-time task finishing
+    // at once would release its dependents, which this loop must then not release a second time.
+    std::vector<std::size_t> roots;
     for (std::size_t i = 0; i < timings_.size(); ++i)
-      if (missing_[i] == 0) ready(i, 0.0);
+      if (missing_[i] == 0) roots.push_back(i);
+    for (std::size_t i : roots) ready(i, 0.0);
     if (!complete()) all_done_->acquire();
   });
 }
@@ -242,7 +256,8 @@ std::vector<TransferTiming> simulate(const SimPlan& plan) {
   Runner runner(plan, std::move(ends), where);
   runner.start();
   engine->run();
-  if (!runner.complete()) throw std::logic_error("the simulation ended before every transfer finished");
+  if (!runner.complete())
+    throw std::logic_error("the simulation ended before every transfer finished: " + runner.stuck());
   return std::move(runner.timings());
 }
 

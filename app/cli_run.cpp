@@ -1,0 +1,51 @@
+// `rigsim run SCENARIO`: one training step of a scenario on a layout: step time, tokens/s, MFU, memory
+// per GPU, a per-rank breakdown, the busiest links, and why.
+#include <fstream>
+
+#include "app/cli.hpp"
+#include "app/training_inputs.hpp"
+#include "engine/executor.hpp"
+#include "model/scenario_run.hpp"
+#include "report/training.hpp"
+
+namespace rigsim::app {
+namespace {
+
+struct RunOptions {
+  std::string scenario, layout, trace, cost_model, output;
+  bool json = false;
+};
+
+int run(const RunOptions& o) {
+  const workloads::Scenario s = read_scenario(o.scenario);
+  const workloads::ModelConfig m = read_model(s);
+  const model::Platform platform(read_training_layout(s, o.layout), read_cost_model(o.cost_model));
+  const model::ScenarioRun prepared = model::prepare_scenario(platform, s, m, false);
+  model::TrainingOptions options;
+  options.keep_trace = !o.trace.empty();
+  const model::TrainingResult r = model::simulate_scenario(platform, engine::run, prepared, options);
+  const report::RunContext ctx{&platform, &prepared.scenario, &prepared.model, prepared.notes};
+  if (!o.trace.empty()) emit(report::training_trace(ctx, r).dump() + "\n", o.trace);
+  emit(o.json ? report::training_json(ctx, r).dump(2) + "\n" : report::training_text(ctx, r), o.output);
+  return 0;
+}
+
+}  // namespace
+
+void add_run(CLI::App& app, Action& action) {
+  auto opt = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Simulate one training step of a scenario: step time, tokens/s, MFU, memory fit, and why");
+  cmd->add_option("scenario", opt->scenario, "Scenario JSON (docs/scenario-format.md); default: the embedded one")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--layout", opt->layout, "Layout JSON or NCCL XML (replaces the scenario's \"layout\")")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--json", opt->json, "Print JSON instead of text");
+  cmd->add_option("--trace", opt->trace, "Write a Chrome/Perfetto trace of the step to this file");
+  cmd->add_option("--cost-model", opt->cost_model, "Calibration profile JSON overriding the built-in cost model")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
+  cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
+}
+
+}  // namespace rigsim::app

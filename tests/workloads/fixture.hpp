@@ -1,0 +1,40 @@
+// Helpers for workloads tests: where the built-in models live, in-memory documents, error capture.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "common/input.hpp"
+#include "workloads/model.hpp"
+
+namespace rigsim::workloads::testing {
+
+inline std::string models_dir() {
+  return std::string(RIGSIM_SOURCE_DIR) + "/scenarios/models";
+}
+
+inline ModelConfig builtin(const std::string& name) {
+  return find_model(name, models_dir());
+}
+
+inline ModelConfig model_from_text(const std::string& text) {
+  return parse_model(parse_json_text(text, "model.json"), "model.json");
+}
+
+/// Runs `f` and returns the InputError's location and message ("" when nothing was thrown).
+template <typename F>
+std::pair<std::string, std::string> input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return {e.location(), e.what()};
+  }
+  return {"", ""};
+}
+
+/// Relative difference |got - want| / want.
+inline double rel_diff(double got, double want) {
+  return (got > want ? got - want : want - got) / want;
+}
+
+}  // namespace rigsim::workloads::testing
