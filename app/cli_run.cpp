@@ -13,14 +13,16 @@ namespace {
 
 struct RunOptions {
   std::string scenario, layout, trace, cost_model, output;
-  bool json = false;
+  bool json = false, scale_dp = false;
 };
 
 int run(const RunOptions& o) {
   const workloads::Scenario s = read_scenario(o.scenario);
   const workloads::ModelConfig m = read_model(s);
   const model::Platform platform(read_training_layout(s, o.layout), read_cost_model(o.cost_model));
-  const model::ScenarioRun prepared = model::prepare_scenario(platform, s, m, false);
+  // The embedded default is defined as "data parallel over every GPU", so it always scales.
+  const bool adapt = o.scale_dp || o.scenario.empty();
+  const model::ScenarioRun prepared = model::prepare_scenario(platform, s, m, adapt);
   model::TrainingOptions options;
   options.keep_trace = !o.trace.empty();
   const model::TrainingResult r = model::simulate_scenario(platform, engine::run, prepared, options);
@@ -41,6 +43,8 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--layout", opt->layout, "Layout JSON or NCCL XML (replaces the scenario's \"layout\")")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", opt->json, "Print JSON instead of text");
+  cmd->add_flag("--scale-dp", opt->scale_dp,
+                "Use every GPU of the layout: dp = GPUs / (tp x pp), as compare does (always on for the default)");
   cmd->add_option("--trace", opt->trace, "Write a Chrome/Perfetto trace of the step to this file");
   cmd->add_option("--cost-model", opt->cost_model, "Calibration profile JSON overriding the built-in cost model")
       ->check(CLI::ExistingFile);
