@@ -38,6 +38,19 @@ constexpr FactorKey kFactors[] = {
     {"attention_efficiency", &CostModel::attention_efficiency},
     {"tensor_clock_ratio", &CostModel::tensor_clock_ratio},
     {"tensor_clock_ratio_half_rate", &CostModel::tensor_clock_ratio_half_rate},
+    {"nccl_ll128_bw_ratio", &CostModel::nccl_ll128_bw_ratio},
+    {"nccl_tree_bw_ratio", &CostModel::nccl_tree_bw_ratio},
+};
+
+/// A per-architecture row of rates in GB/s (JSON: an array of 4 positive numbers) and its member.
+struct ArchRatesKey {
+  const char* key;
+  std::array<double, 4> CostModel::*field;
+};
+
+constexpr ArchRatesKey kArchRates[] = {
+    {"nccl_ll128_channel_bw_gbs", &CostModel::nccl_ll128_channel_bw_gbs},
+    {"nccl_channel_max_bw_gbs", &CostModel::nccl_channel_max_bw_gbs},
 };
 
 constexpr DurationKey kDurations[] = {
@@ -138,6 +151,18 @@ void set_nccl_defaults(CostModel& m) {
   m.nccl_ll128_step_latency_nvlink = microseconds(1.9);
   m.nccl_ll128_step_latency_pcie = microseconds(2.5);
   m.nccl_ll128_step_latency_net = microseconds(4.0);
+  // tuning.cc llMaxBws (nccl.md §d.5), GB/s, rows Volta/Ampere/Hopper/Blackwell, columns 1 / 2 / more
+  // nodes: the LL protocol's bandwidth cap.
+  m.nccl_ll_max_bw_gbs = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
+  // tuning.cc perChMaxRingLL128Bws (nccl.md §d.5): LL128 bandwidth per ring channel, GB/s.
+  m.nccl_ll128_channel_bw_gbs = {20.0, 20.0, 36.7, 40.0};
+  // The top speed of the channel search's speed table (nccl.md §d.4: speedArrayIntra, SM<90 40, SM90
+  // 60, SM100 90 GB/s): no channel is searched faster, which sets NCCL's least channel count.
+  m.nccl_channel_max_bw_gbs = {40.0, 40.0, 60.0, 90.0};
+  // tuning.cc: LL128's bus bandwidth is 0.92 of Simple's (busBw * 120/128 rounded in NCCL's table,
+  // nccl.md §d.5); the tree all_reduce's is 0.92 of the link rate (same source).
+  m.nccl_ll128_bw_ratio = 0.92;
+  m.nccl_tree_bw_ratio = 0.92;
 }
 
 void set_compute_defaults(CostModel& m) {
@@ -194,6 +219,35 @@ std::string format_us(Seconds s) {
   return buf;
 }
 
+std::array<double, 4> read_rates(ObjectReader& r, const char* key, std::array<double, 4> value) {
+  const nlohmann::json* a = r.optional_array(key);
+  if (!a) return value;
+  if (a->size() != 4) r.fail(key, "expected 4 rates in GB/s (Volta, Ampere, Hopper, Blackwell)");
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (!(*a)[i].is_number() || !((*a)[i].get<double>() > 0))
+      r.fail(key, "expected positive rates in GB/s, element " + std::to_string(i) + " is not");
+    value[i] = (*a)[i].get<double>();
+  }
+  return value;
+}
+
+std::array<std::array<double, 3>, 4> read_ll_table(ObjectReader& r, std::array<std::array<double, 3>, 4> value) {
+  const char* key = "nccl_ll_max_bw_gbs";
+  const nlohmann::json* a = r.optional_array(key);
+  if (!a) return value;
+  if (a->size() != 4) r.fail(key, "expected 4 rows (Volta, Ampere, Hopper, Blackwell) of 3 rates in GB/s");
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& row = (*a)[i];
+    if (!row.is_array() || row.size() != 3) r.fail(key, "row " + std::to_string(i) + ": expected 3 rates (1, 2, more nodes)");
+    for (std::size_t j = 0; j < 3; ++j) {
+      if (!row[j].is_number() || !(row[j].get<double>() > 0))
+        r.fail(key, "row " + std::to_string(i) + ": expected positive rates in GB/s");
+      value[i][j] = row[j].get<double>();
+    }
+  }
+  return value;
+}
+
 }  // namespace
 
 CostModel default_cost_model() {
@@ -211,6 +265,8 @@ CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::
   r.allow("$comment");
   for (const auto& f : kFactors) base.*f.field = read_factor(r, f.key, base.*f.field);
   for (const auto& d : kDurations) base.*d.field = read_duration(r, d.key, base.*d.field);
+  for (const auto& a : kArchRates) base.*a.field = read_rates(r, a.key, base.*a.field);
+  base.nccl_ll_max_bw_gbs = read_ll_table(r, base.nccl_ll_max_bw_gbs);
   const auto source = r.optional_string("source");
   r.finish();
   base.source = source ? *source + " (" + file + ")" : file;
@@ -225,6 +281,8 @@ nlohmann::json to_json(const CostModel& m) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& f : kFactors) out[f.key] = m.*f.field;
   for (const auto& d : kDurations) out[d.key] = format_us(m.*d.field);
+  for (const auto& a : kArchRates) out[a.key] = m.*a.field;
+  out["nccl_ll_max_bw_gbs"] = m.nccl_ll_max_bw_gbs;
   out["source"] = m.source;
   return out;
 }

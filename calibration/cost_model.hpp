@@ -3,6 +3,7 @@
 // (strict keys, JSON pointers in errors). Only depends on topology/.
 #pragma once
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -54,6 +55,14 @@ struct CostModel {
   Seconds nccl_ll128_step_latency_nvlink;
   Seconds nccl_ll128_step_latency_pcie;
   Seconds nccl_ll128_step_latency_net;
+
+  // --- NCCL's tuning-model bandwidth constants (tuning.cc, nccl.md §d.4-§d.5), per GPU architecture
+  //     row: Volta and older, Ampere, Hopper, Blackwell; GB/s ---
+  std::array<std::array<double, 3>, 4> nccl_ll_max_bw_gbs{};  // llMaxBws[arch][1 node, 2 nodes, more]
+  std::array<double, 4> nccl_ll128_channel_bw_gbs{};          // perChMaxRingLL128Bws: LL128 cap per channel
+  std::array<double, 4> nccl_channel_max_bw_gbs{};            // top per-channel speed of the ring search
+  double nccl_ll128_bw_ratio = 0;  // LL128 bus bandwidth / Simple's (0.92 of it)
+  double nccl_tree_bw_ratio = 0;   // tree all_reduce bus bandwidth / the link rate (0.92 of it)
 
   std::string source;  // "built-in defaults" or the profile file
 };

@@ -101,12 +101,8 @@ std::size_t proto_index(Protocol p) {
   return static_cast<std::size_t>(p);
 }
 
-/// NCCL's per-architecture bandwidth caps (tuning.cc, nccl.md §d.5), GB/s: llMaxBws[arch][nodes 1 / 2 /
-/// more], perChMaxRingLL128Bws[arch] and the top per-channel search speed; arch rows Volta (and older), Ampere, Hopper, Blackwell.
-constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
-constexpr double kLl128PerChannelBw[4] = {20.0, 20.0, 36.7, 40.0};
-constexpr double kMaxChannelBw[4] = {40.0, 40.0, 60.0, 90.0};
-
+/// The row of NCCL's per-architecture tables (CostModel::nccl_ll_max_bw_gbs …): Volta and older,
+/// Ampere, Hopper, Blackwell.
 std::size_t arch_row(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
   int sm = 1000;
   for (DeviceId r : ranks)
@@ -146,9 +142,12 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   const std::size_t row = arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
   // NCCL's channel count: rigsim may carry a whole NVSwitch fabric on one ring channel, NCCL's search
   // caps a channel at the top speed of its table (SM<90: 40, SM90: 60, SM100: 90 GB/s; nccl.md §d.4).
-  const double channels = std::max<double>(p.channels, std::ceil(bus / (kMaxChannelBw[row] * 1e9)));
-  const double bw[3] = {std::min(kLlMaxBw[row][col] * 1e9, 0.5 * bus),
-                        std::min(0.92 * bus, channels * kLl128PerChannelBw[row] * 1e9), bus};
+  const double channels =
+      std::max<double>(p.channels, std::ceil(bus / (cost.nccl_channel_max_bw_gbs[row] * 1e9)));
+  // LL carries an 8-byte flag with every 8 data bytes: half the bus bandwidth at most.
+  const double bw[3] = {std::min(cost.nccl_ll_max_bw_gbs[row][col] * 1e9, 0.5 * bus),
+                        std::min(cost.nccl_ll128_bw_ratio * bus, channels * cost.nccl_ll128_channel_bw_gbs[row] * 1e9),
+                        bus};
   const double share = chain ? 1.0
                              : static_cast<double>(ring_work(p.op, n, p.size).first) / static_cast<double>(n);
   double best = std::numeric_limits<double>::infinity();
@@ -371,7 +370,8 @@ Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::C
   const double ring =
       ring_latency(cost, p.op, p.ranks.size(), nodes, lat).value + 2 * (n - 1) / n * p.size.value / bw;
   const double tree =
-      detail::tree_latency(cost, p.ranks.size(), nodes, lat).value + p.size.value / (0.5 * 0.92 * bw);
+      detail::tree_latency(cost, p.ranks.size(), nodes, lat).value +
+      p.size.value / (0.5 * cost.nccl_tree_bw_ratio * bw);  // a tree all_reduce moves the data twice
   // The ring may also run LL / LL128 (the tree runs Simple only in rigsim): NCCL compares every
   // (algorithm, protocol) pair.
   const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);

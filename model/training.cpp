@@ -47,15 +47,19 @@ void attribute_gap(const detail::TaskInfo& blocker, double gap, RankBreakdown& b
   b.idle_s += gap;
 }
 
-/// The dependency of task `t` that finished last: what it waited for.
+/// The dependency of task `t` that finished last (its `after` list and the task before it on its
+/// stream): what it waited for.
 std::size_t last_dependency(const detail::StepGraph& g, const RunResult& r, std::size_t t) {
   std::size_t best = t;
   double finish = -1;
-  for (std::size_t d : g.tasks()[t].after)
+  auto consider = [&](std::size_t d) {
     if (r.transfers[d].finish.value > finish) {
       finish = r.transfers[d].finish.value;
       best = d;
     }
+  };
+  for (std::size_t d : g.tasks()[t].after) consider(d);
+  if (g.info()[t].prev_in_stream >= 0) consider(static_cast<std::size_t>(g.info()[t].prev_in_stream));
   return best;
 }
 

@@ -82,6 +82,13 @@ long StepGraph::stream_id(int rank, workloads::Stream s) const {
 }
 
 std::size_t StepGraph::add(Transfer t, TaskInfo info) {
+  if (t.stream >= 0) {
+    auto [it, fresh] = last_in_stream_.try_emplace(t.stream, tasks_.size());
+    if (!fresh) {
+      info.prev_in_stream = static_cast<long>(it->second);
+      it->second = tasks_.size();
+    }
+  }
   tasks_.push_back(std::move(t));
   info_.push_back(std::move(info));
   return tasks_.size() - 1;

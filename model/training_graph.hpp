@@ -21,6 +21,7 @@ struct TaskInfo {
   workloads::OpKind kind = workloads::OpKind::Kernel;
   workloads::Purpose purpose = workloads::Purpose::Forward;
   std::string name;  // "" for zero-time bookkeeping tasks
+  long prev_in_stream = -1;  // the task before it on its stream (the engine waits for it too), or -1
 };
 
 std::string_view stream_name(workloads::Stream s);
@@ -71,6 +72,7 @@ class StepGraph {
   std::vector<std::vector<std::pair<int, std::size_t>>> msg_members_;
   std::vector<std::vector<std::size_t>> msg_arrivals_;
   std::map<std::tuple<int, std::vector<topology::DeviceId>, double>, CollectivePlan> plans_;
+  std::map<long, std::size_t> last_in_stream_;  // per engine stream id: its latest task
 };
 
 }  // namespace rigsim::model::detail

@@ -208,3 +208,23 @@ TEST(TrainingReport, SameInputsSameResult) {
 
 }  // namespace
 }  // namespace rigsim::model
+
+namespace rigsim::model {
+namespace {
+
+using namespace testing;
+
+TEST(TrainingReport, TensorParallelWaitsAreExposedTensorParallelCommunication) {
+  // Megatron TP all-reduces block the next kernel on the compute stream: over PCIe without P2P (two
+  // GeForce cards) the waits must be attributed to tensor-parallel communication, not to idling.
+  const Platform p(topology::testing::layout_from_text(rig_3090(2, 8)), calibration::default_cost_model());
+  const TrainingResult r = step(p, R"({"model": "gpt2-355m", "global_batch": 8, "micro_batch": 4, "seq_len": 1024,
+    "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 1, "tp": 2}})");
+  const auto& b = r.breakdown[0];
+  ASSERT_EQ(b.exposed_comm_s.count("tensor-parallel"), 1u);
+  EXPECT_GT(b.exposed_comm_s.at("tensor-parallel"), 0.1 * r.step_time_s);
+  EXPECT_LT(b.idle_s, 0.01 * r.step_time_s);
+}
+
+}  // namespace
+}  // namespace rigsim::model
