@@ -134,9 +134,6 @@ using V = nlohmann::json::value_t;
 std::string ObjectReader::required_string(const std::string& key) {
   return get(key, V::string, "a string").get<std::string>();
 }
-double ObjectReader::required_number(const std::string& key) {
-  return get(key, V::number_float, "a number").get<double>();
-}
 int ObjectReader::required_int(const std::string& key) {
   return get(key, V::number_integer, "an integer").get<int>();
 }
@@ -172,12 +169,6 @@ const nlohmann::json* ObjectReader::optional_array(const std::string& key) {
 const nlohmann::json* ObjectReader::optional_object(const std::string& key) {
   return find(key, V::object, "an object");
 }
-const nlohmann::json* ObjectReader::optional_any(const std::string& key) {
-  known_.insert(key);
-  auto it = node_.find(key);
-  return it == node_.end() ? nullptr : &*it;
-}
-
 ObjectReader ObjectReader::child(const std::string& key) {
   return ObjectReader(required_object(key), file_, pointer_of(key));
 }

@@ -36,7 +36,6 @@ class ObjectReader {
   ObjectReader(const nlohmann::json& node, std::string file, std::string pointer);
 
   std::string required_string(const std::string& key);
-  double required_number(const std::string& key);
   int required_int(const std::string& key);
   bool required_bool(const std::string& key);
   const nlohmann::json& required_array(const std::string& key);
@@ -49,8 +48,6 @@ class ObjectReader {
   /// Returns nullptr when absent.
   const nlohmann::json* optional_array(const std::string& key);
   const nlohmann::json* optional_object(const std::string& key);
-  /// A key whose value may be anything (checked by the caller); nullptr when absent.
-  const nlohmann::json* optional_any(const std::string& key);
 
   /// Reader for a nested object at `key` (required).
   ObjectReader child(const std::string& key);

@@ -128,11 +128,11 @@ void Platform::add_dram_links() {
     const Device& d = topo_.device(c);
     PlatformLink p;
     p.name = d.name + "/dram";
-    p.bandwidth = gb_per_s(d.memory_bw_gbs * cost_.memory_efficiency);
+    p.bandwidth = d.memory_bandwidth * cost_.memory_efficiency;
     p.duplex = false;
     p.up = p.down = c;
     p.what = "host memory of " + d.name + ", " +
-             fmt("%.2f GB/s x %.2f", d.memory_bw_gbs, cost_.memory_efficiency) +
+             fmt("%.2f GB/s x %.2f", d.memory_bandwidth.gb_per_s(), cost_.memory_efficiency) +
              ", shared by reads and writes";
     dram_[c] = links_.size();
     links_.push_back(std::move(p));

@@ -173,7 +173,7 @@ nlohmann::json topo_json(const Topology& topo, const P2pPolicy& policy) {
     const Device& d = topo.device(n);
     nics.push_back({{"id", d.name},
                     {"model", d.model},
-                    {"speed_gbps", d.nic_gbps},
+                    {"speed_gbps", d.nic_rate.value * 8 / 1e9},
                     {"numa", d.numa},
                     {"link", link_json(d.id)}});
   }

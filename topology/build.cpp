@@ -132,7 +132,7 @@ void Builder::add_cpus() {
     d.numa = e.numa;
     d.lanes = d.cpu->pcie_lanes;
     d.pcie_gen = d.cpu->pcie_gen;
-    d.memory_bw_gbs = e.memory_bw_gbs > 0 ? e.memory_bw_gbs : d.cpu->memory_bw_gbs;
+    d.memory_bandwidth = gb_per_s(e.memory_bw_gbs > 0 ? e.memory_bw_gbs : d.cpu->memory_bw_gbs);
     if (!sockets.insert(e.socket).second)
       fail(e.where + "/socket", "two CPUs claim socket " + std::to_string(e.socket));
     const DeviceId id = add_device(d);
@@ -383,7 +383,7 @@ void Builder::add_nics() {
     d.model = e.model;
     d.nic = require_model(find_nic(e.model), e.model, spec_.file, e.where, "NIC", nic_keys());
     d.pcie_gen = d.nic->pcie_gen;
-    d.nic_gbps = e.speed_gbps > 0 ? e.speed_gbps : d.nic->speed_gbps;
+    d.nic_rate = gb_per_s((e.speed_gbps > 0 ? e.speed_gbps : d.nic->speed_gbps) / 8.0);  // Gbit/s -> GB/s
     const DeviceId id = add_device(d);
     where_[id] = e.where;
     attach(id, d.nic->pcie_gen, d.nic->pcie_width, e.attach);
@@ -517,7 +517,7 @@ void Builder::add_network() {
     l.down = d.id;
     l.kind = LinkKind::Network;
     l.width = d.nic->ports;
-    l.bandwidth = gb_per_s(d.nic_gbps * d.nic->ports / 8.0);
+    l.bandwidth = d.nic_rate * d.nic->ports;
     l.note = "network port(s) to a non-blocking switch";
     add_link(l);
   }

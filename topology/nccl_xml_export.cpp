@@ -148,7 +148,7 @@ class Exporter {
     xml_node net = pci.append_child("nic").append_child("net");
     net.append_attribute("name") = ("nic" + std::to_string(n)).c_str();
     net.append_attribute("dev") = n;
-    net.append_attribute("speed") = static_cast<long long>(std::llround(d.nic_gbps * 1000));  // Mb/s
+    net.append_attribute("speed") = static_cast<long long>(std::llround(d.nic_rate.value * 8 / 1e6));  // Mb/s
     net.append_attribute("port") = 1;
     net.append_attribute("guid") = hex(static_cast<unsigned>(n), 1).c_str();
     net.append_attribute("gdr") = d.nic->gpudirect_rdma ? 1 : 0;

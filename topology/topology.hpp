@@ -39,8 +39,8 @@ struct Device {
   const SwitchSpec* pcie_switch = nullptr;
   const NicSpec* nic = nullptr;
   const NvSwitchSpec* nvswitch = nullptr;
-  double memory_bw_gbs = 0;   // CPU: DRAM bandwidth of the socket, GB/s
-  double nic_gbps = 0;        // NIC: line rate, Gbit/s
+  BytesPerSecond memory_bandwidth;  // CPU: theoretical DRAM bandwidth of the socket
+  BytesPerSecond nic_rate;          // NIC: line rate of one port (bytes per second, not bits)
   bool acs_redirect = false;  // switch: P2P between its ports goes up to the root complex
 };
 

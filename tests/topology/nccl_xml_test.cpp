@@ -75,7 +75,7 @@ void expect_same_connectivity(const Topology& a, const Topology& b) {
     const Device& na = a.device(a.nics()[n]);
     const Device& nb = b.device(b.nics()[n]);
     EXPECT_EQ(na.model, nb.model) << "NIC " << n;
-    EXPECT_DOUBLE_EQ(na.nic_gbps, nb.nic_gbps) << "NIC " << n;
+    EXPECT_DOUBLE_EQ(na.nic_rate.value, nb.nic_rate.value) << "NIC " << n;
   }
 }
 
@@ -390,7 +390,7 @@ TEST(NcclXmlDumps, ProteusDgx1NvlinkUnderPlx) {
   EXPECT_EQ(t.pcie_path(gpu(t, 0), gpu(t, 1)).smi, "PIX");  // same PEX 9765
   EXPECT_EQ(t.device(gpu(t, 0)).model, "v100-sxm2-32gb");   // 10de:1db5
   ASSERT_EQ(t.nics().size(), 2u);
-  EXPECT_DOUBLE_EQ(t.device(t.nics()[0]).nic_gbps, 600);  // speed="600000" kept as NCCL reads it
+  EXPECT_DOUBLE_EQ(t.device(t.nics()[0]).nic_rate.value * 8 / 1e9, 600);  // speed="600000" kept as NCCL reads it
 }
 
 TEST(NcclXmlDumps, Issue2397A100PcieOnTwoSockets) {

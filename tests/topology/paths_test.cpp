@@ -185,7 +185,7 @@ TEST(Cluster, NodesAreJoinedThroughTheirNics) {
   const Path p = t.path(t.find("n0/g0"), t.find("n1/g0"));
   EXPECT_EQ(p.nccl, PathClass::NET);
   // g0 and the NIC share socket 0, so no QPI on the way: the bottleneck is the FDR NIC, 56 Gb/s / 8 = 7 GB/s.
-  EXPECT_NEAR(p.bottleneck.gb_per_s(), t.device(t.find("n0/ib0")).nic_gbps / 8.0, 1e-9);
+  EXPECT_NEAR(p.bottleneck.gb_per_s(), t.device(t.find("n0/ib0")).nic_rate.gb_per_s(), 1e-9);
   EXPECT_NEAR(p.bottleneck.gb_per_s(), 7.0, 1e-9);
   EXPECT_EQ(t.device(t.find("n1/g0")).node, 1);
   EXPECT_NE(t.device(t.find("n1/g0")).socket, t.device(t.find("n0/g0")).socket);
