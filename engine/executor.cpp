@@ -17,7 +17,7 @@
 namespace rigsim::engine {
 namespace {
 
-using model::Hop;
+using model::Crossing;
 using model::LinkUsage;
 using model::Platform;
 using model::Route;
@@ -73,7 +73,7 @@ detail::SimPlan make_plan(const Platform& platform, const std::vector<Transfer>&
     auto [it, fresh] = seen.try_emplace({t.src, t.dst, tr}, plan.routes.size());
     if (fresh) {
       Route r = platform.route(t.src, t.dst, tr);
-      if (!r.hops.empty() && !(r.bottleneck.value > 0))
+      if (!r.crossings.empty() && !(r.bottleneck.value > 0))
         throw std::invalid_argument("the route " + topo.device(t.src).name + " -> " +
                                     topo.device(t.dst).name + " crosses a link without bandwidth");
       plan.routes.push_back({t.src, t.dst, std::move(r)});
@@ -104,13 +104,13 @@ std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& p
   if (!(makespan.value > 0)) return {};
   std::map<std::pair<std::size_t, bool>, double> carried;
   for (std::size_t i = 0; i < plan.route_of.size(); ++i)
-    for (const Hop& h : plan.routes[plan.route_of[i]].route.hops)
+    for (const Crossing& h : plan.routes[plan.route_of[i]].route.crossings)
       carried[{h.link, p.links()[h.link].duplex && h.downstream}] += (*plan.transfers)[i].bytes.value;
   std::vector<LinkUsage> out;
   for (const auto& [key, bytes] : carried) {
     if (bytes <= 0) continue;
     const double capacity = p.links()[key.first].bandwidth.value * makespan.value;
-    out.push_back({p.hop_name({key.first, key.second}), bytes / capacity, Bytes{bytes}});
+    out.push_back({p.crossing_name({key.first, key.second}), bytes / capacity, Bytes{bytes}});
   }
   std::sort(out.begin(), out.end(), [](const LinkUsage& a, const LinkUsage& b) {
     return a.utilization != b.utilization ? a.utilization > b.utilization : a.link < b.link;

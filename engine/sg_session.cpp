@@ -14,7 +14,7 @@ namespace rigsim::engine::detail {
 namespace {
 
 namespace sg4 = simgrid::s4u;
-using model::Hop;
+using model::Crossing;
 using model::PlatformLink;
 using Endpoints = std::pair<sg4::Host*, sg4::Host*>;
 
@@ -78,7 +78,7 @@ sg4::Link* ZoneBuilder::link(std::size_t i) {
 std::vector<sg4::LinkInRoute> ZoneBuilder::links_of(const Route& r) {
   using Dir = sg4::LinkInRoute::Direction;
   std::vector<sg4::LinkInRoute> out;
-  for (const Hop& h : r.hops) {
+  for (const Crossing& h : r.crossings) {
     // A link listed twice (host memory of a staged copy; the "both directions" link of a PCIe link the
     // staged route goes up and down) gets twice the flow's rate charged to it.
     if (p_.links()[h.link].duplex)
@@ -98,7 +98,7 @@ std::vector<Endpoints> ZoneBuilder::build(const std::vector<RoutePlan>& routes, 
   *actor_host = host("rigsim/actors");
   for (std::size_t k = 0; k < routes.size(); ++k) {
     const auto& r = routes[k];
-    if (r.route.hops.empty()) continue;
+    if (r.route.crossings.empty()) continue;
     const std::string& src = topo.device(r.src).name;
     src_names[k] = used.insert({r.src, r.dst}).second ? src : src + "~" + std::to_string(k);
     host(src_names[k]);
@@ -106,7 +106,7 @@ std::vector<Endpoints> ZoneBuilder::build(const std::vector<RoutePlan>& routes, 
   }
   std::vector<Endpoints> ends(routes.size(), {nullptr, nullptr});
   for (std::size_t k = 0; k < routes.size(); ++k) {
-    if (routes[k].route.hops.empty()) continue;
+    if (routes[k].route.crossings.empty()) continue;
     ends[k] = {hosts_.at(src_names[k]), hosts_.at(topo.device(routes[k].dst).name)};
     zone_->add_route(ends[k].first->get_netpoint(), ends[k].second->get_netpoint(), nullptr, nullptr,
                      links_of(routes[k].route), false);

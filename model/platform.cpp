@@ -163,13 +163,13 @@ std::optional<std::size_t> Platform::both_of(topology::LinkId link) const {
   return link < both_.size() ? both_[link] : std::nullopt;
 }
 
-void Platform::add_both_hops(Route& r) const {
-  std::vector<Hop> hops;
-  for (const Hop& h : r.hops) {
-    hops.push_back(h);
-    if (h.link < both_.size() && both_[h.link]) hops.push_back({*both_[h.link], true});
+void Platform::add_both_crossings(Route& r) const {
+  std::vector<Crossing> crossings;
+  for (const Crossing& h : r.crossings) {
+    crossings.push_back(h);
+    if (h.link < both_.size() && both_[h.link]) crossings.push_back({*both_[h.link], true});
   }
-  r.hops = std::move(hops);
+  r.crossings = std::move(crossings);
 }
 
 std::size_t Platform::dram_of(DeviceId socket) const {
@@ -180,7 +180,7 @@ std::size_t Platform::dram_of(DeviceId socket) const {
 
 void Platform::append_path(Route& r, const topology::Path& p) const {
   for (std::size_t i = 0; i < p.links.size(); ++i)
-    r.hops.push_back({p.links[i], topo_.link(p.links[i]).up == p.devices[i]});
+    r.crossings.push_back({p.links[i], topo_.link(p.links[i]).up == p.devices[i]});
 }
 
 Route Platform::staged_route(DeviceId src, DeviceId dst) const {
@@ -193,10 +193,10 @@ Route Platform::staged_route(DeviceId src, DeviceId dst) const {
   r.transport = Transport::Shm;
   r.setup = cost_.shm_latency;
   append_path(r, topo_.pcie_path(src, socket));
-  r.hops.push_back({dram_of(socket), true});  // written by the first leg
-  r.hops.push_back({dram_of(socket), true});  // read by the second
+  r.crossings.push_back({dram_of(socket), true});  // written by the first leg
+  r.crossings.push_back({dram_of(socket), true});  // read by the second
   append_path(r, topo_.pcie_path(socket, dst));
-  add_both_hops(r);
+  add_both_crossings(r);
   return r;
 }
 
@@ -207,10 +207,10 @@ Route Platform::host_copy_route(DeviceId src, DeviceId dst) const {
   Route r;
   r.transport = Transport::HostCopy;
   r.setup = cost_.host_copy_latency;
-  if (is_cpu(topo_, src)) r.hops.push_back({dram_of(src), true});
+  if (is_cpu(topo_, src)) r.crossings.push_back({dram_of(src), true});
   append_path(r, topo_.pcie_path(src, dst));
-  if (is_cpu(topo_, dst)) r.hops.push_back({dram_of(dst), true});
-  add_both_hops(r);
+  if (is_cpu(topo_, dst)) r.crossings.push_back({dram_of(dst), true});
+  add_both_crossings(r);
   return r;
 }
 
@@ -249,8 +249,8 @@ void Platform::finish(Route& r) const {
   r.latency = r.setup;
   // A duplex link gives each direction its own bandwidth (a staged route through a switch uplink goes
   // up and down it without sharing); a shared link is charged once per crossing.
-  std::map<Hop, int> crossings;
-  for (const Hop& h : r.hops) {
+  std::map<Crossing, int> crossings;
+  for (const Crossing& h : r.crossings) {
     r.latency = r.latency + links_[h.link].latency;
     ++crossings[{h.link, links_[h.link].duplex && h.downstream}];
   }
@@ -259,7 +259,7 @@ void Platform::finish(Route& r) const {
   r.bottleneck = {std::isinf(best) ? 0.0 : best};
 }
 
-std::string Platform::hop_name(const Hop& hop) const {
+std::string Platform::crossing_name(const Crossing& hop) const {
   const PlatformLink& l = links_.at(hop.link);
   if (!l.duplex) return l.name;
   const auto& from = topo_.device(hop.downstream ? l.up : l.down).name;

@@ -33,10 +33,10 @@ struct PlatformLink {
 
 /// One link crossed in one direction (the only notion of a directed link in rigsim): `downstream` is
 /// from the link's `up` end to its `down` end; a shared link ignores it.
-struct Hop {
+struct Crossing {
   std::size_t link = 0;  // index into Platform::links()
   bool downstream = true;
-  auto operator<=>(const Hop&) const = default;
+  auto operator<=>(const Crossing&) const = default;
 };
 
 /// What a transfer crosses, in order. A host-staged (SHM) route crosses its socket's memory twice
@@ -45,16 +45,16 @@ struct Hop {
 /// "both directions" link of every PCIe / chipset link they use (CostModel::pcie_duplex_efficiency).
 struct Route {
   Transport transport = Transport::P2p;  // resolved, never Auto
-  std::vector<Hop> hops;
+  std::vector<Crossing> crossings;
   Seconds setup;              // fixed per-transfer latency of the transport (CostModel)
-  Seconds latency;            // setup + latencies of the hops: a zero-byte transfer's duration
+  Seconds latency;            // setup + latencies of the links crossed: a zero-byte transfer's duration
   BytesPerSecond bottleneck;  // best rate alone: min over links of bandwidth / times crossed
 };
 
 /// How two devices talk and what it costs, as NCCL / CUDA would decide it and as the simulation will
 /// run it: the one answer every planner, ring search and protocol choice uses (Platform::connect).
 /// Invariant under moving both ends to another identical server of a cluster (no link indices here:
-/// Platform::route gives the hops).
+/// Platform::route gives the link crossings).
 struct Connection {
   topology::DeviceId src = 0;
   topology::DeviceId dst = 0;
@@ -102,7 +102,7 @@ class Platform {
                      std::size_t rank_count) const;
 
   /// "gpu0->rc0" for a duplex link crossed in one direction, "cpu0/dram" for a shared one.
-  std::string hop_name(const Hop& hop) const;
+  std::string crossing_name(const Crossing& hop) const;
 
   /// Deterministic text for --dump-platform and golden tests: network model, hosts, links with
   /// bandwidths (GB/s) and latencies (us), and the routes between GPUs and to/from host memory.
@@ -112,7 +112,7 @@ class Platform {
   void add_topology_links();
   void add_dram_links();
   void add_both_links();
-  void add_both_hops(Route& r) const;
+  void add_both_crossings(Route& r) const;
   void append_path(Route& r, const topology::Path& p) const;
   Route staged_route(topology::DeviceId src, topology::DeviceId dst) const;
   Route host_copy_route(topology::DeviceId src, topology::DeviceId dst) const;

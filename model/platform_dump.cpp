@@ -57,12 +57,12 @@ std::string Platform::dump() const {
     out << "  " << pad(l.name, width) << num(" %9.2f", l.bandwidth.gb_per_s())
         << num(" %7.3f", l.latency.us()) << "  " << l.what << "\n";
 
-  out << "routes: src -> dst, transport, latency us, GB/s alone, hops\n";
+  out << "routes: src -> dst, transport, latency us, GB/s alone, link crossings\n";
   auto print = [&](DeviceId a, DeviceId b, Transport t) {
     const Route r = route(a, b, t);
     out << "  " << topo_.device(a).name << " -> " << topo_.device(b).name << "  " << to_string(t)
         << num("  %.3f", r.latency.us()) << num("  %.2f ", r.bottleneck.gb_per_s());
-    for (std::size_t i = 0; i < r.hops.size(); ++i) out << (i ? " " : "") << hop_name(r.hops[i]);
+    for (std::size_t i = 0; i < r.crossings.size(); ++i) out << (i ? " " : "") << crossing_name(r.crossings[i]);
     out << "\n";
   };
   const auto gpus = topo_.gpus();

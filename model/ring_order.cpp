@@ -29,7 +29,7 @@ constexpr double kRelTol = 1e-9;
 /// A connection and the platform links its bytes cross (Platform::route of its transport).
 struct EdgeRoute {
   Connection hop;
-  std::vector<Hop> links;
+  std::vector<Crossing> links;
 };
 
 /// Connections and routes between every ordered pair of the GPUs of one server, from the Platform.
@@ -45,22 +45,22 @@ class EdgeTable {
   const EdgeRoute& at(std::size_t i, std::size_t j) const { return routes_[i * n_ + j]; }
   std::size_t size() const { return n_; }
   /// Bytes per second of one platform link (per direction, or in total for a shared one).
-  double rate(const Hop& l) const { return platform_.links()[l.link].bandwidth.value; }
+  double rate(const Crossing& l) const { return platform_.links()[l.link].bandwidth.value; }
   /// NVLink links in a platform link that models an NVLink (its Topology link's width).
-  int width(const Hop& l) const { return platform_.topology().link(l.link).width; }
+  int width(const Crossing& l) const { return platform_.topology().link(l.link).width; }
   bool nvlink_only(std::size_t i, std::size_t j) const {
     const auto& r = at(i, j);
     return r.hop.transport == Transport::P2p && (r.hop.path == PathClass::NVL || r.hop.path == PathClass::NVB) &&
-           !r.links.empty() && std::all_of(r.links.begin(), r.links.end(), [&](const Hop& l) { return is_nvlink(l); });
+           !r.links.empty() && std::all_of(r.links.begin(), r.links.end(), [&](const Crossing& l) { return is_nvlink(l); });
   }
 
  private:
   EdgeRoute edge(DeviceId a, DeviceId b, const topology::P2pPolicy& policy, std::size_t rank_count) const {
     EdgeRoute e{platform_.connect(a, b, policy, rank_count), {}};
-    e.links = platform_.route(a, b, e.hop.transport).hops;
+    e.links = platform_.route(a, b, e.hop.transport).crossings;
     return e;
   }
-  bool is_nvlink(const Hop& l) const {
+  bool is_nvlink(const Crossing& l) const {
     const auto& topo = platform_.topology();
     return l.link < topo.links().size() && topo.link(l.link).kind == topology::LinkKind::NvLink;
   }
@@ -85,8 +85,8 @@ bool better(const Score& a, const Score& b) {
 
 using Order = std::vector<std::size_t>;  // positions into the GPU list
 
-std::map<Hop, int> loads_of(const EdgeTable& t, const Order& o) {
-  std::map<Hop, int> load;
+std::map<Crossing, int> loads_of(const EdgeTable& t, const Order& o) {
+  std::map<Crossing, int> load;
   for (std::size_t k = 0; k < o.size(); ++k)
     for (const auto& l : t.at(o[k], o[(k + 1) % o.size()]).links) ++load[l];
   return load;
@@ -143,7 +143,7 @@ Order greedy(const EdgeTable& t) {
 }
 
 /// Units of capacity left per directed link: a ring takes one unit of every link it crosses.
-using Capacity = std::map<Hop, int>;
+using Capacity = std::map<Crossing, int>;
 
 /// Depth-first search for a Hamiltonian ring whose hops satisfy `allowed` and fit in `left` (links
 /// absent from it have none). Returns an empty order when none is found within the budget.
@@ -156,7 +156,7 @@ Order fitting_ring(const EdgeTable& t, Capacity left, Allowed allowed) {
   int budget = kSearchBudget;
   auto fits = [&](std::size_t a, std::size_t b) {
     if (!allowed(a, b)) return false;
-    return std::all_of(t.at(a, b).links.begin(), t.at(a, b).links.end(), [&](const Hop& l) {
+    return std::all_of(t.at(a, b).links.begin(), t.at(a, b).links.end(), [&](const Crossing& l) {
       auto it = left.find(l);
       return it != left.end() && it->second > 0;
     });
@@ -222,7 +222,7 @@ Order first_ring(const EdgeTable& t) {
   Order identity(t.size());
   for (std::size_t i = 0; i < t.size(); ++i) identity[i] = i;
   std::vector<Order> candidates{greedy(t), identity};
-  Order nv = fitting_ring(t, nvlink_capacity(t, [](const Hop&) { return 1; }),
+  Order nv = fitting_ring(t, nvlink_capacity(t, [](const Crossing&) { return 1; }),
                           [&](std::size_t a, std::size_t b) { return t.nvlink_only(a, b); });
   if (!nv.empty()) candidates.push_back(nv);
   Order best;
@@ -248,7 +248,7 @@ bool all_nvlink(const EdgeTable& t, const Order& o) {
 /// rate R carries floor(R / s) rings; pack rings greedily (ring 0 first) and keep the speed with the
 /// highest total s x rings, fewer rings on a tie (identical rings through one NVSwitch add nothing).
 std::vector<Order> pack_rings(const EdgeTable& t, const Order& first, double speed, int max_channels) {
-  Capacity left = nvlink_capacity(t, [&](const Hop& l) {
+  Capacity left = nvlink_capacity(t, [&](const Crossing& l) {
     return static_cast<int>(std::floor(t.rate(l) / speed * (1 + kRelTol)));
   });
   auto allowed = [&](std::size_t a, std::size_t b) { return t.nvlink_only(a, b); };
@@ -270,7 +270,7 @@ std::vector<Order> channel_rings(const EdgeTable& t, int max_channels) {
   const Order first = first_ring(t);
   if (t.size() < 2 || !all_nvlink(t, first) || max_channels < 2) return {first};
   std::set<double> speeds;  // per-link rates of every NVLink link: rate / k for k = 1..links
-  for (const auto& [l, units] : nvlink_capacity(t, [](const Hop&) { return 1; }))
+  for (const auto& [l, units] : nvlink_capacity(t, [](const Crossing&) { return 1; }))
     for (int k = 1; k <= std::max(1, t.width(l)); ++k) speeds.insert(t.rate(l) / k);
   std::vector<Order> best{first};
   double best_total = score(t, first).throughput;

@@ -360,8 +360,8 @@ TEST(BenchNics, InterNodeFlowsLeaveThroughDistinctNics) {
   for (const Connection& c : o.plan.connections) {
     if (c.transport != Transport::Net) continue;
     const Route r = p.route(c.src, c.dst, Transport::Net);
-    for (const Hop& h : r.hops) {
-      const std::string name = p.hop_name(h);
+    for (const Crossing& h : r.crossings) {
+      const std::string name = p.crossing_name(h);
       if (name.find("->network") != std::string::npos) senders.insert(name);
     }
   }

@@ -19,7 +19,7 @@ const PlatformLink& link_named(const Platform& p, const std::string& name) {
 
 std::vector<std::string> hop_names(const Platform& p, const Route& r) {
   std::vector<std::string> out;
-  for (const Hop& h : r.hops) out.push_back(p.hop_name(h));
+  for (const Crossing& h : r.crossings) out.push_back(p.crossing_name(h));
   return out;
 }
 
@@ -142,7 +142,7 @@ TEST(Platform, AutoTransportFollowsNccl) {
 TEST(Platform, DeviceToItselfMovesNothing) {
   const Platform p = platform_of(kOneGen3);
   const Route r = p.route(p.topology().find("g0"), p.topology().find("g0"), Transport::P2p);
-  EXPECT_TRUE(r.hops.empty());
+  EXPECT_TRUE(r.crossings.empty());
   EXPECT_DOUBLE_EQ(r.latency.value, 0.0);
 }
 
