@@ -26,8 +26,14 @@ std::vector<std::string> catalog_layouts() {
   return out;
 }
 
-/// The GPUs' used prices from the catalog (hardware.md §1.5), when every GPU has one.
+/// The layout's own price when it states one, else the GPUs' used prices from the catalog
+/// (hardware.md §1.5), when every GPU has one.
 void price_of(const topology::Topology& topo, report::CompareRow& row) {
+  if (topo.price_usd() > 0) {
+    row.price_usd = topo.price_usd();
+    row.price_source = "the layout: " + topo.price_source();
+    return;
+  }
   double sum = 0;
   for (auto g : topo.gpus()) {
     const double p = topo.device(g).gpu->used_price_usd;

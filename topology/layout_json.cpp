@@ -195,6 +195,12 @@ LayoutSpec parse_layout(const json& doc, const std::string& file) {
   spec.notes = string_list(top, "notes", false);
   spec.psu_w = top.optional_number("psu_w").value_or(0);
   if (spec.psu_w < 0) top.fail("psu_w", "PSU capacity must not be negative");
+  spec.price_usd = top.optional_number("price_usd").value_or(0);
+  if (!(spec.price_usd >= 0 && spec.price_usd < 1e9))
+    top.fail("price_usd", "expected the box's price in USD, a non-negative number");
+  spec.price_source = top.optional_string("price_source").value_or("");
+  if (spec.price_usd > 0 && spec.price_source.empty())
+    top.fail("price_usd", "a price needs its \"price_source\" (the listing or quote, with its date)");
   if (const json* driver = top.optional_object("driver")) {
     ObjectReader d(*driver, file, "/driver");
     spec.p2p_patched_driver = d.optional_bool("p2p_patched").value_or(false);

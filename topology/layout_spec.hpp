@@ -118,6 +118,8 @@ struct LayoutSpec {
   std::string description;
   std::vector<std::string> notes;   // sources and assumptions
   double psu_w = 0;                 // total PSU capacity, W (0: not declared)
+  double price_usd = 0;             // what the whole box costs, USD (0: not declared)
+  std::string price_source;         // where that price comes from (a listing, a quote, a date)
   bool p2p_patched_driver = false;  // tinygrad-style patched driver enables GeForce PCIe P2P
   std::vector<CpuEntry> cpus;
   std::vector<HostBridgeEntry> host_bridges;

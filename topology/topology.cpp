@@ -88,6 +88,14 @@ const std::vector<std::string>& Topology::notes() const {
 double Topology::psu_w() const {
   return impl_->psu_w;
 }
+
+double Topology::price_usd() const {
+  return impl_->price_usd;
+}
+
+const std::string& Topology::price_source() const {
+  return impl_->price_source;
+}
 bool Topology::p2p_patched_driver() const {
   return impl_->p2p_patched_driver;
 }

@@ -94,6 +94,9 @@ class Topology {
   const std::string& description() const;
   const std::vector<std::string>& notes() const;
   double psu_w() const;
+  /// The box's price as the layout states it, USD (0: not stated), and where it comes from.
+  double price_usd() const;
+  const std::string& price_source() const;
   bool p2p_patched_driver() const;
 
   const std::vector<Device>& devices() const;

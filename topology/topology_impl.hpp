@@ -18,6 +18,8 @@ struct Topology::Impl {
   std::string description;
   std::vector<std::string> notes;
   double psu_w = 0;
+  double price_usd = 0;
+  std::string price_source;
   bool p2p_patched_driver = false;
   std::vector<Device> devices;
   std::vector<Link> links;

@@ -228,3 +228,21 @@ TEST(TrainingReport, TensorParallelWaitsAreExposedTensorParallelCommunication) {
 
 }  // namespace
 }  // namespace rigsim::model
+
+namespace rigsim::model {
+namespace {
+
+TEST(TrainingLayout, ALayoutMayStateItsPriceWithItsSource) {
+  const std::string base = testing::rig_3090(2, 16);
+  const auto priced = topology::testing::layout_from_text(
+      base.substr(0, base.size() - 1) + R"(, "price_usd": 1800, "price_source": "eBay listing, 2026-11-20"})");
+  EXPECT_DOUBLE_EQ(priced.price_usd(), 1800);
+  EXPECT_EQ(priced.price_source(), "eBay listing, 2026-11-20");
+  EXPECT_THROW(topology::testing::layout_from_text(base.substr(0, base.size() - 1) + R"(, "price_usd": 1800})"),
+               InputError);
+  EXPECT_THROW(topology::testing::layout_from_text(base.substr(0, base.size() - 1) + R"(, "price_usd": -5})"),
+               InputError);
+}
+
+}  // namespace
+}  // namespace rigsim::model
