@@ -49,9 +49,11 @@ report::CompareRow compare_one(const workloads::Scenario& s, const workloads::Mo
   report::CompareRow row;
   row.file = path;
   row.layout = std::filesystem::path(path).stem().string();
+  // A layout file that cannot be read is bad input and fails the command; a layout that cannot run
+  // the scenario (its GPU count, a dtype its GPUs lack) is a row that says why.
+  const model::Platform platform(read_training_layout(s, path, o.gpu_model), read_cost_model(o.cost_model));
+  row.gpus = static_cast<int>(platform.topology().gpus().size());
   try {
-    const model::Platform platform(read_training_layout(s, path, o.gpu_model), read_cost_model(o.cost_model));
-    row.gpus = static_cast<int>(platform.topology().gpus().size());
     const model::ScenarioRun run = model::prepare_scenario(platform, s, m, true);
     row.plan = workloads::describe(run.scenario.plan);
     row.notes = run.notes;

@@ -44,9 +44,24 @@ expect_error "nothing.json" bench "$tmp/nothing.json" --op all_reduce
 expect_error "attached to nothing" p2p "$tmp/nothing.json"
 expect_error "unknown key" p2p "$layout" --cost-model "$tmp/unknown_key.json"
 
+# Training scenarios: strict reading, plans that cannot run, dtypes a GPU lacks.
+printf '{"model": "llama-2-7b", "global_batch": 8, "micro_batch": 1, "seq_len": 1024, "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 2, "tpp": 2}}' >"$tmp/typo.json"
+printf '{"model": "llama-2-7b", "global_batch": 8, "micro_batch": 1, "seq_len": 1024, "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 1, "tp": 3}}' >"$tmp/tp3.json"
+printf '{"model": "llama-2-9b", "global_batch": 8, "micro_batch": 1, "seq_len": 1024, "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 2}}' >"$tmp/nomodel.json"
+printf '{"model": "gpt2-124m", "global_batch": 8, "micro_batch": 1, "seq_len": 1024, "dtype": "fp8", "optimizer": "adamw", "parallel": {"dp": 2}}' >"$tmp/fp8.json"
+printf '{"model": "gpt2-124m", "global_batch": 8, "micro_batch": 1, "seq_len": 1024, "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 4}}' >"$tmp/world.json"
+expect_error "/parallel/tpp" run "$tmp/typo.json" --layout "$layout"
+expect_error "tp" run "$tmp/tp3.json" --layout "$layout"
+expect_error "llama-2-7b" run "$tmp/nomodel.json" --layout "$layout"
+expect_error "no layout" run "$tmp/world.json"
+expect_error "/parallel" run "$tmp/world.json" --layout "$layout"
+expect_error "FP8" run "$tmp/fp8.json" --layout "$src/scenarios/layouts/consumer-2x3090-nvlink.json"
+expect_error "attached to nothing" compare "$tmp/world.json" --layouts "$tmp/nothing.json" --json -o "$tmp/cmp.json"
+
 # A failing command leaves no output file behind.
 timeout 60 "$rigsim" topo "$tmp/nothing.json" -o "$tmp/out.json" >/dev/null 2>&1
-if [ -e "$tmp/out.json" ] || [ -e "$tmp/out.json.tmp" ]; then
+timeout 60 "$rigsim" run "$tmp/tp3.json" --layout "$layout" -o "$tmp/run.json" --trace "$tmp/trace.json" >/dev/null 2>&1
+if [ -e "$tmp/out.json" ] || [ -e "$tmp/out.json.tmp" ] || [ -e "$tmp/run.json" ] || [ -e "$tmp/trace.json" ]; then
   echo "FAIL: a failed run left an output file"; failed=$((failed + 1))
 else
   passed=$((passed + 1))
