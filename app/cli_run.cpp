@@ -14,12 +14,13 @@ namespace {
 struct RunOptions {
   std::string scenario, layout, trace, cost_model, output;
   bool json = false, scale_dp = false;
+  int nodes = 1;
 };
 
 int run(const RunOptions& o) {
   const workloads::Scenario s = read_scenario(o.scenario);
   const workloads::ModelConfig m = read_model(s);
-  const model::Platform platform(read_training_layout(s, o.layout), read_cost_model(o.cost_model));
+  const model::Platform platform(read_training_layout(s, o.layout, "", o.nodes), read_cost_model(o.cost_model));
   // The embedded default is defined as "data parallel over every GPU", so it always scales.
   const bool adapt = o.scale_dp || o.scenario.empty();
   const model::ScenarioRun prepared = model::prepare_scenario(platform, s, m, adapt);
@@ -43,6 +44,7 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--layout", opt->layout, "Layout JSON or NCCL XML (replaces the scenario's \"layout\")")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", opt->json, "Print JSON instead of text");
+  cmd->add_option("--nodes", opt->nodes, "Run on this many copies of the server, joined through their NICs");
   cmd->add_flag("--scale-dp", opt->scale_dp,
                 "Use every GPU of the layout: dp = GPUs / (tp x pp), as compare does (always on for the default)");
   cmd->add_option("--trace", opt->trace, "Write a Chrome/Perfetto trace of the step to this file");

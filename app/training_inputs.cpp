@@ -46,14 +46,15 @@ workloads::ModelConfig read_model(const workloads::Scenario& s) {
 }
 
 topology::Topology read_training_layout(const workloads::Scenario& s, const std::string& override_path,
-                                        const std::string& gpu_model) {
+                                        const std::string& gpu_model, int nodes) {
   const std::string path = override_path.empty() ? s.layout : override_path;
   if (path.empty())
     throw InputError(s.file, "/layout", "no layout: give --layout LAYOUT or a \"layout\" in the scenario");
-  if (gpu_model.empty()) return topology::read_layout(path);
+  if (nodes < 1) throw InputError("", "--nodes", "expected at least 1 server, got " + std::to_string(nodes));
   topology::LayoutSpec spec = topology::read_layout_spec(path);
-  for (auto& g : spec.gpus) g.model = gpu_model;
-  return topology::build_topology(spec);
+  for (auto& g : spec.gpus)
+    if (!gpu_model.empty()) g.model = gpu_model;
+  return nodes == 1 ? topology::build_topology(spec) : topology::build_cluster(spec, nodes);
 }
 
 calibration::CostModel read_cost_model(const std::string& path) {

@@ -23,9 +23,10 @@ const char* default_scenario_json();
 workloads::ModelConfig read_model(const workloads::Scenario& s);
 
 /// The layout: `override_path` when given, else the scenario's "layout"; with `gpu_model`, every GPU
-/// of the layout replaced by that catalog model. Throws InputError when there is none.
+/// of the layout replaced by that catalog model; with `nodes` > 1, that many copies of the server joined
+/// through their NICs (a cluster). Throws InputError when there is none.
 topology::Topology read_training_layout(const workloads::Scenario& s, const std::string& override_path,
-                                        const std::string& gpu_model = "");
+                                        const std::string& gpu_model = "", int nodes = 1);
 
 calibration::CostModel read_cost_model(const std::string& path);
 
