@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <set>
 #include <filesystem>
 #include <fstream>
 
@@ -242,6 +243,42 @@ TEST(TrainingLayout, ALayoutMayStateItsPriceWithItsSource) {
                InputError);
   EXPECT_THROW(topology::testing::layout_from_text(base.substr(0, base.size() - 1) + R"(, "price_usd": -5})"),
                InputError);
+}
+
+}  // namespace
+}  // namespace rigsim::model
+
+#include "report/training.hpp"
+
+namespace rigsim::model {
+namespace {
+
+TEST(TrainingReport, TraceHasATrackPerRankAndStreamAndTheLinkCounters) {
+  const Platform p(topology::testing::layout_from_text(testing::rig_3090(2, 8)), calibration::default_cost_model());
+  const auto s = testing::scenario_of(R"({"model": "gpt2-124m", "global_batch": 4, "micro_batch": 2, "seq_len": 512,
+    "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 2}})");
+  const ScenarioRun run = prepare_scenario(p, s, testing::model_named(s.model), false);
+  TrainingOptions options;
+  options.keep_trace = true;
+  const TrainingResult r = simulate_scenario(p, engine::run, run, options);
+  const report::RunContext ctx{&p, &run.scenario, &run.model, run.notes};
+  const nlohmann::json trace = report::training_trace(ctx, r);
+  std::set<std::pair<int, std::string>> tracks;
+  int counters = 0, names = 0;
+  for (const auto& e : trace.at("traceEvents")) {
+    const std::string ph = e.at("ph").get<std::string>();
+    if (ph == "X") {
+      tracks.insert({e.at("pid").get<int>(), e.at("tid").get<std::string>()});
+      EXPECT_GE(e.at("dur").get<double>(), 0.0);
+      EXPECT_LE(e.at("ts").get<double>() + e.at("dur").get<double>(), r.step_time_s * 1e6 * (1 + 1e-9));
+    }
+    counters += ph == "C";
+    names += ph == "M";
+  }
+  EXPECT_TRUE(tracks.count({0, "compute"}) && tracks.count({1, "compute"})) << "a compute track per rank";
+  EXPECT_TRUE(tracks.count({0, "comm"}) || tracks.count({2, "net"})) << "communication is traced";
+  EXPECT_EQ(names, 3) << "one process per rank and one for the network";
+  EXPECT_EQ(counters, 2 * static_cast<int>(r.bottlenecks.size()));
 }
 
 }  // namespace
