@@ -70,6 +70,31 @@ void add_kernel_time(const detail::TaskInfo& info, double seconds, RankBreakdown
     b.compute_s += seconds;
 }
 
+bool host_side(const detail::TaskInfo& info, int rank) {
+  using workloads::OpKind;
+  return info.rank == rank &&
+         (info.kind == OpKind::HostToDevice || info.kind == OpKind::DeviceToHost || info.kind == OpKind::CpuWork);
+}
+
+/// Attributes the wait [from, to] of a rank's compute stream to what released it: the chain of the
+/// rank's host-side tasks (offload copies and the host optimizer) is walked back, each task's share of
+/// the wait going to its own kind, so waiting for a copy that waited for the CPU's optimizer step counts
+/// as optimizer time; anything else is attributed to the task that released the wait.
+void attribute_wait(const detail::StepGraph& g, const RunResult& r, std::size_t blocker, double from, double to,
+                    int rank, RankBreakdown& b) {
+  std::size_t t = blocker;
+  double end = to;
+  while (end - from > 1e-15 && host_side(g.info()[t], rank)) {
+    const std::size_t d = last_dependency(g, r, t);
+    const double begin = d == t ? from : std::max(from, r.transfers[d].finish.value);
+    attribute_gap(g.info()[t], end - begin, b);
+    end = begin;
+    if (d == t) return;
+    t = d;
+  }
+  if (end - from > 1e-15) attribute_gap(g.info()[t], end - from, b);
+}
+
 RankBreakdown breakdown_of(const detail::StepGraph& g, const RunResult& r, int rank, DeviceId gpu,
                            double step) {
   RankBreakdown b;
@@ -87,7 +112,7 @@ RankBreakdown breakdown_of(const detail::StepGraph& g, const RunResult& r, int r
     }
     if (info.kind != workloads::OpKind::Kernel || info.stream != workloads::Stream::Compute) continue;
     const double start = r.transfers[t].start.value, finish = r.transfers[t].finish.value;
-    if (start - prev > 1e-12) attribute_gap(g.info()[last_dependency(g, r, t)], start - prev, b);
+    if (start - prev > 1e-12) attribute_wait(g, r, last_dependency(g, r, t), prev, start, rank, b);
     add_kernel_time(info, finish - start, b);
     prev = finish;
   }
@@ -97,7 +122,7 @@ RankBreakdown breakdown_of(const detail::StepGraph& g, const RunResult& r, int r
     if (own_kernel)
       b.idle_s += step - prev;
     else
-      attribute_gap(tail, step - prev, b);
+      attribute_wait(g, r, last_task, prev, step, rank, b);
   }
   return b;
 }

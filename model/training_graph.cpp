@@ -143,18 +143,23 @@ void StepGraph::emit_kernel(int rank, std::size_t i) {
 }
 
 void StepGraph::emit_cpu(int rank, std::size_t i) {
+  // The optimizer step on the host streams `bytes` through the socket's memory (reads and writes). It
+  // runs as a host memory copy of half of them (a copy reads and writes every byte) on the socket's
+  // DRAM link, so the steps of all ranks on one socket share its bandwidth with each other and with the
+  // offload copies, as they do on the machine. Alone it takes bytes / (DRAM bandwidth x
+  // memory_efficiency), calibration::host_kernel_time's figure.
   const workloads::Op& op = program_.ranks[static_cast<std::size_t>(rank)].ops[i];
-  const auto& topo = platform_.topology();
-  const DeviceId socket = topo.socket_of(gpus_[static_cast<std::size_t>(rank)]);
-  KernelWork work;
-  work.kind = KernelClass::Optimizer;
-  work.dtype = Dtype::Fp32;
-  work.bytes = op.bytes;
-  work.flops = op.cpu_flops;
-  const auto t = calibration::host_kernel_time(*topo.device(socket).cpu, 1, platform_.cost_model(), work);
-  done_[static_cast<std::size_t>(rank)][i] = static_cast<long>(
-      add(compute_task(socket, t.time, stream_id(rank, op.stream), deps(rank, op), op.name),
-          {rank, op.stream, op.kind, op.purpose, op.name}));
+  const DeviceId socket = platform_.topology().socket_of(gpus_[static_cast<std::size_t>(rank)]);
+  Transfer t;
+  t.src = t.dst = socket;
+  t.bytes = Bytes{op.bytes / 2};
+  t.transport = Transport::HostCopy;
+  t.connected = true;  // no cudaMemcpy launch: the CPU's own loop
+  t.stream = stream_id(rank, op.stream);
+  t.after = deps(rank, op);
+  t.tag = op.name;
+  done_[static_cast<std::size_t>(rank)][i] =
+      static_cast<long>(add(std::move(t), {rank, op.stream, op.kind, op.purpose, op.name}));
 }
 
 void StepGraph::emit_copy(int rank, std::size_t i) {

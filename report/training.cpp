@@ -25,6 +25,13 @@ std::string gib(Bytes b) {
   return fmt("%.1f", b.value / kGiB);
 }
 
+/// The plan and, when it fine-tunes adapters, the LoRA / QLoRA rank: what the job is, in one line.
+std::string job_words(const workloads::Scenario& s) {
+  std::string out = workloads::describe(s.plan);
+  if (s.lora.enabled()) out += std::string(s.lora.qlora ? " qlora r" : " lora r") + std::to_string(s.lora.rank);
+  return out;
+}
+
 const topology::Topology& topo_of(const RunContext& ctx) {
   return ctx.platform->topology();
 }
@@ -161,7 +168,7 @@ std::string training_text(const RunContext& ctx, const TrainingResult& r) {
   std::ostringstream out;
   const auto& s = *ctx.scenario;
   out << (s.name.empty() ? "scenario" : s.name) << ": " << ctx.model->name << " on " << topo_of(ctx).name() << " ("
-      << r.breakdown.size() << " GPUs), " << workloads::describe(s.plan) << "\n";
+      << r.breakdown.size() << " GPUs), " << job_words(s) << "\n";
   for (const auto& n : ctx.notes) out << "  note: " << n << "\n";
   out << "\nStep time   " << fmt("%.4f", r.step_time_s) << " s\n"
       << "Tokens/s    " << fmt("%.0f", r.tokens_per_s) << "  (" << fmt("%.0f", r.tokens_per_step)
@@ -186,7 +193,7 @@ nlohmann::json training_json(const RunContext& ctx, const TrainingResult& r) {
   j["layout"] = topo_of(ctx).name();
   j["scenario"] = ctx.scenario->name;
   j["model"] = ctx.model->name;
-  j["plan"] = workloads::describe(ctx.scenario->plan);
+  j["plan"] = job_words(*ctx.scenario);
   j["notes"] = ctx.notes;
   j["step_time_s"] = r.step_time_s;
   j["tokens_per_s"] = r.tokens_per_s;

@@ -283,3 +283,31 @@ TEST(TrainingReport, TraceHasATrackPerRankAndStreamAndTheLinkCounters) {
 
 }  // namespace
 }  // namespace rigsim::model
+
+namespace rigsim::model {
+namespace {
+
+TEST(TrainingOffload, HostOptimizerStepsShareTheSocketsMemory) {
+  // Four ranks offload their optimizer to one socket: their steps stream sum(bytes) through its memory,
+  // so together they take at least sum(bytes) / (DRAM bandwidth x memory_efficiency), and the ranks
+  // wait for it as optimizer time, not as offload.
+  const Platform p(topology::testing::layout_from_text(testing::rig_3090(4, 16)), calibration::default_cost_model());
+  const auto s = testing::scenario_of(R"({"model": "gpt2-1.5b", "global_batch": 4, "micro_batch": 1, "seq_len": 512,
+    "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 4, "zero": 3, "offload": {"optimizer": true}}})");
+  const ScenarioRun run = prepare_scenario(p, s, testing::model_named(s.model), false);
+  const workloads::Program program = workloads::build_program(run.scenario, run.model);
+  double bytes = 0;
+  for (const auto& rank : program.ranks)
+    for (const auto& op : rank.ops)
+      if (op.kind == workloads::OpKind::CpuWork) bytes += op.bytes;
+  const auto& socket = p.topology().device(p.topology().cpus().front());
+  const double rate = socket.memory_bandwidth.value * p.cost_model().memory_efficiency;
+  const TrainingResult r = simulate_scenario(p, engine::run, run);
+  const double optimizer = r.breakdown.front().optimizer_s;
+  EXPECT_GE(optimizer, 0.99 * bytes / rate) << "expected at least sum(bytes)/(DRAM x eff) = " << bytes / rate
+                                             << " s of host optimizer, got " << optimizer << " s";
+  EXPECT_LT(optimizer, 1.5 * bytes / rate);
+}
+
+}  // namespace
+}  // namespace rigsim::model
