@@ -25,5 +25,7 @@ void add_p2p(CLI::App& app, Action& action);
 void add_bench(CLI::App& app, Action& action);
 void add_run(CLI::App& app, Action& action);
 void add_compare(CLI::App& app, Action& action);
+void add_sweep(CLI::App& app, Action& action);
+void add_sweep_merge(CLI::App& app, Action& action);
 
 }  // namespace rigsim::app

@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
   rigsim::app::add_bench(app, action);
   rigsim::app::add_run(app, action);
   rigsim::app::add_compare(app, action);
+  rigsim::app::add_sweep(app, action);
+  rigsim::app::add_sweep_merge(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
