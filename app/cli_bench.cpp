@@ -4,13 +4,13 @@
 #include <sstream>
 
 #include "app/cli.hpp"
-#include "topology/read_layout.hpp"
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "common/suggest.hpp"
 #include "engine/executor.hpp"
 #include "report/bench.hpp"
 #include "topology/build.hpp"
+#include "topology/read_layout.hpp"
 
 namespace rigsim::app {
 namespace {
@@ -68,8 +68,8 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
     b.sweep.step_factor = o.factor;
     b.sweep.step_bytes = o.factor > 1 ? 0 : 1 << 20;  // nccl-tests' default -i: 1 MiB
   }
-  b.gpus =
-      model::select_gpus(topo, o.per_node, o.gpus.empty() ? std::vector<std::size_t>{} : parse_indices(o.gpus));
+  b.gpus = model::select_gpus(topo, o.per_node,
+                              o.gpus.empty() ? std::vector<std::size_t>{} : parse_indices(o.gpus));
   b.collective.model = *model::parse_plan_model(o.model);
   if (o.algo != "auto")
     b.collective.algorithm = o.algo == "ring" ? model::Algorithm::Ring : model::Algorithm::Tree;
@@ -90,7 +90,8 @@ int run(const BenchCli& o) {
   }
   const model::BenchOptions options = bench_options(o, platform.topology());
   const model::BenchResult r = model::run_bench(platform, engine::run, options);
-  emit(o.json ? report::bench_json(platform, options, r).dump(2) + "\n" : report::bench_text(platform, options, r),
+  emit(o.json ? report::bench_json(platform, options, r).dump(2) + "\n"
+              : report::bench_text(platform, options, r),
        o.output);
   return 0;
 }

@@ -44,8 +44,8 @@ void price_of(const topology::Topology& topo, report::CompareRow& row) {
   row.price_source = "GPUs only, catalog used prices (hardware.md §1.5, 2024)";
 }
 
-report::CompareRow compare_one(const workloads::Scenario& s, const workloads::ModelConfig& m, const std::string& path,
-                               const CompareOptions& o) {
+report::CompareRow compare_one(const workloads::Scenario& s, const workloads::ModelConfig& m,
+                               const std::string& path, const CompareOptions& o) {
   report::CompareRow row;
   row.file = path;
   row.layout = std::filesystem::path(path).stem().string();
@@ -79,7 +79,8 @@ int run(const CompareOptions& o) {
   const std::string title = (s.name.empty() ? std::string("scenario") : s.name) + ": " + m.name + ", " +
                             workloads::describe(s.plan) + " (dp scaled to each layout)" +
                             (o.gpu_model.empty() ? "" : ", every GPU replaced by " + o.gpu_model);
-  emit(o.json ? report::compare_json(title, rows).dump(2) + "\n" : report::compare_text(title, rows), o.output);
+  emit(o.json ? report::compare_json(title, rows).dump(2) + "\n" : report::compare_text(title, rows),
+       o.output);
   return 0;
 }
 
@@ -88,13 +89,15 @@ int run(const CompareOptions& o) {
 void add_compare(CLI::App& app, Action& action) {
   auto opt = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand("compare", "Run one training scenario on many layouts and rank them");
-  cmd->add_option("scenario", opt->scenario, "Scenario JSON; default: the embedded one (Llama-2-7B, FSDP + CPU offload)")
+  cmd->add_option("scenario", opt->scenario,
+                  "Scenario JSON; default: the embedded one (Llama-2-7B, FSDP + CPU offload)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--layouts", opt->layouts, "Layout files (default: every layout of the catalog)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--gpu-model", opt->gpu_model, "Replace every GPU of each layout by this catalog model");
   cmd->add_flag("--json", opt->json, "Print JSON instead of text");
-  cmd->add_option("--cost-model", opt->cost_model, "Calibration profile JSON overriding the built-in cost model")
+  cmd->add_option("--cost-model", opt->cost_model,
+                  "Calibration profile JSON overriding the built-in cost model")
       ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });

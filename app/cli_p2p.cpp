@@ -1,11 +1,11 @@
 // `rigsim p2p LAYOUT`: p2pBandwidthLatencyTest and bandwidthTest on a simulated server.
 #include "app/cli.hpp"
-#include "topology/read_layout.hpp"
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "engine/executor.hpp"
-#include "report/p2p.hpp"
 #include "model/platform.hpp"
+#include "report/p2p.hpp"
+#include "topology/read_layout.hpp"
 
 namespace rigsim::app {
 namespace {

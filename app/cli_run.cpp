@@ -20,7 +20,8 @@ struct RunOptions {
 int run(const RunOptions& o) {
   const workloads::Scenario s = read_scenario(o.scenario);
   const workloads::ModelConfig m = read_model(s);
-  const model::Platform platform(read_training_layout(s, o.layout, "", o.nodes), read_cost_model(o.cost_model));
+  const model::Platform platform(read_training_layout(s, o.layout, "", o.nodes),
+                                 read_cost_model(o.cost_model));
   // The embedded default is defined as "data parallel over every GPU", so it always scales.
   const bool adapt = o.scale_dp || o.scenario.empty();
   const model::ScenarioRun prepared = model::prepare_scenario(platform, s, m, adapt);
@@ -39,16 +40,19 @@ void add_run(CLI::App& app, Action& action) {
   auto opt = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
       "run", "Simulate one training step of a scenario: step time, tokens/s, MFU, memory fit, and why");
-  cmd->add_option("scenario", opt->scenario, "Scenario JSON (docs/scenario-format.md); default: the embedded one")
+  cmd->add_option("scenario", opt->scenario,
+                  "Scenario JSON (docs/scenario-format.md); default: the embedded one")
       ->check(CLI::ExistingFile);
   cmd->add_option("--layout", opt->layout, "Layout JSON or NCCL XML (replaces the scenario's \"layout\")")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", opt->json, "Print JSON instead of text");
   cmd->add_option("--nodes", opt->nodes, "Run on this many copies of the server, joined through their NICs");
-  cmd->add_flag("--scale-dp", opt->scale_dp,
-                "Use every GPU of the layout: dp = GPUs / (tp x pp), as compare does (always on for the default)");
+  cmd->add_flag(
+      "--scale-dp", opt->scale_dp,
+      "Use every GPU of the layout: dp = GPUs / (tp x pp), as compare does (always on for the default)");
   cmd->add_option("--trace", opt->trace, "Write a Chrome/Perfetto trace of the step to this file");
-  cmd->add_option("--cost-model", opt->cost_model, "Calibration profile JSON overriding the built-in cost model")
+  cmd->add_option("--cost-model", opt->cost_model,
+                  "Calibration profile JSON overriding the built-in cost model")
       ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });

@@ -36,8 +36,9 @@ const char* default_scenario_json() {
 }
 
 workloads::Scenario read_scenario(const std::string& path) {
-  if (path.empty()) return workloads::parse_scenario(parse_json_text(default_scenario_json(), "<default scenario>"),
-                                                     "<default scenario>");
+  if (path.empty())
+    return workloads::parse_scenario(parse_json_text(default_scenario_json(), "<default scenario>"),
+                                     "<default scenario>");
   return workloads::load_scenario(path);
 }
 

@@ -231,14 +231,16 @@ std::array<double, 4> read_rates(ObjectReader& r, const char* key, std::array<do
   return value;
 }
 
-std::array<std::array<double, 3>, 4> read_ll_table(ObjectReader& r, std::array<std::array<double, 3>, 4> value) {
+std::array<std::array<double, 3>, 4> read_ll_table(ObjectReader& r,
+                                                   std::array<std::array<double, 3>, 4> value) {
   const char* key = "nccl_ll_max_bw_gbs";
   const nlohmann::json* a = r.optional_array(key);
   if (!a) return value;
   if (a->size() != 4) r.fail(key, "expected 4 rows (Volta, Ampere, Hopper, Blackwell) of 3 rates in GB/s");
   for (std::size_t i = 0; i < 4; ++i) {
     const auto& row = (*a)[i];
-    if (!row.is_array() || row.size() != 3) r.fail(key, "row " + std::to_string(i) + ": expected 3 rates (1, 2, more nodes)");
+    if (!row.is_array() || row.size() != 3)
+      r.fail(key, "row " + std::to_string(i) + ": expected 3 rates (1, 2, more nodes)");
     for (std::size_t j = 0; j < 3; ++j) {
       if (!row[j].is_number() || !(row[j].get<double>() > 0))
         r.fail(key, "row " + std::to_string(i) + ": expected positive rates in GB/s");

@@ -41,10 +41,10 @@ struct CostModel {
   Seconds host_copy_latency;     // cudaMemcpy launch + DMA setup
 
   // --- NCCL-like per-step latencies (Simple protocol), reference nccl.md §d.5 ---
-  Seconds nccl_base_latency;        // per collective call
-  Seconds nccl_step_latency_nvlink; // per ring step when the ring is on NVLink
-  Seconds nccl_step_latency_pcie;   // per ring step on PCIe / SHM
-  Seconds nccl_step_latency_net;    // per ring step crossing the network
+  Seconds nccl_base_latency;         // per collective call
+  Seconds nccl_step_latency_nvlink;  // per ring step when the ring is on NVLink
+  Seconds nccl_step_latency_pcie;    // per ring step on PCIe / SHM
+  Seconds nccl_step_latency_net;     // per ring step crossing the network
 
   // --- the same for NCCL's LL and LL128 protocols (tuning.cc baseLat / hwLat, Ring row) ---
   Seconds nccl_ll_base_latency;
@@ -61,8 +61,8 @@ struct CostModel {
   std::array<std::array<double, 3>, 4> nccl_ll_max_bw_gbs{};  // llMaxBws[arch][1 node, 2 nodes, more]
   std::array<double, 4> nccl_ll128_channel_bw_gbs{};          // perChMaxRingLL128Bws: LL128 cap per channel
   std::array<double, 4> nccl_channel_max_bw_gbs{};            // top per-channel speed of the ring search
-  double nccl_ll128_bw_ratio = 0;  // LL128 bus bandwidth / Simple's (0.92 of it)
-  double nccl_tree_bw_ratio = 0;   // tree all_reduce bus bandwidth / the link rate (0.92 of it)
+  double nccl_ll128_bw_ratio = 0;                             // LL128 bus bandwidth / Simple's (0.92 of it)
+  double nccl_tree_bw_ratio = 0;  // tree all_reduce bus bandwidth / the link rate (0.92 of it)
 
   std::string source;  // "built-in defaults" or the profile file
 };

@@ -46,7 +46,8 @@ void validate(const topology::Topology& topo, const std::vector<Transfer>& ts) {
     if (!(t.duration.value >= 0 && std::isfinite(t.duration.value)))
       throw std::invalid_argument(where + ": duration must be a non-negative number of seconds");
     if (t.duration.value > 0 && (t.src != t.dst || t.bytes.value > 0))
-      throw std::invalid_argument(where + ": a compute task (duration) stays on one device and moves no bytes");
+      throw std::invalid_argument(where +
+                                  ": a compute task (duration) stays on one device and moves no bytes");
     for (std::size_t d : t.after)
       if (d >= i) throw std::invalid_argument(where + ": 'after' must name earlier transfers only");
   }
@@ -121,7 +122,8 @@ std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& p
 
 }  // namespace
 
-RunResult run(const Platform& platform, const std::vector<Transfer>& transfers, const topology::P2pPolicy& policy) {
+RunResult run(const Platform& platform, const std::vector<Transfer>& transfers,
+              const topology::P2pPolicy& policy) {
   validate(platform.topology(), transfers);
   RunResult result;
   if (transfers.empty()) return result;

@@ -232,7 +232,8 @@ void Runner::transfer(std::size_t i) {
   sg4::this_actor::sleep_until(begin);
   const Transfer& t = (*plan_.transfers)[i];
   if (t.bytes.value > 0 && ends_[k].first != nullptr)
-    sg4::Comm::sendto(ends_[k].first, ends_[k].second, static_cast<std::uint64_t>(std::llround(t.bytes.value)));
+    sg4::Comm::sendto(ends_[k].first, ends_[k].second,
+                      static_cast<std::uint64_t>(std::llround(t.bytes.value)));
   if (t.duration.value > 0) sg4::this_actor::sleep_until(begin + t.duration.value);  // a compute task
   finish(i, std::max(begin + t.duration.value, sg4::Engine::get_clock()));
 }

@@ -1,6 +1,6 @@
-// The bench sweep (its text and JSON are report/bench.cpp). Time per size is the simulated makespan of the plan's transfers;
-// nccl-tests' time is the average of many iterations of the same collective, which a deterministic
-// simulation gives in one run.
+// The bench sweep (its text and JSON are report/bench.cpp). Time per size is the simulated makespan of the
+// plan's transfers; nccl-tests' time is the average of many iterations of the same collective, which a
+// deterministic simulation gives in one run.
 #include "model/bench.hpp"
 
 #include <algorithm>
@@ -43,8 +43,8 @@ BenchResult run_bench(const Platform& platform, const Executor& execute, const B
   const auto sizes = nccl_tests::sweep_sizes(o.sweep);
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     const auto s = nccl_tests::sizes_for(o.op, sizes[k], res.gpus.size());
-    CollectivePlan plan = plan_collective(platform, o.op, res.gpus,
-                                          Bytes{static_cast<double>(s.size)}, o.collective);
+    CollectivePlan plan =
+        plan_collective(platform, o.op, res.gpus, Bytes{static_cast<double>(s.size)}, o.collective);
     RunResult run;
     const Seconds t = simulate_plan(platform, execute, plan, &run);
     res.rows.push_back({nccl_tests::make_row(o.op, res.gpus.size(), s, t, o.collective.root), plan.algorithm,

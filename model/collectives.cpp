@@ -128,8 +128,8 @@ bool ll128_default(const topology::Topology& topo, const CollectivePlan& p, std:
 /// latency + S / bw (chain). The simulation moves busBw/bw times the bytes (wire_factor), so a
 /// protocol's flows reach its bandwidth on the same links.
 ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration::CostModel& cost,
-                               const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes, bool nvl,
-                               bool chain) {
+                               const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes,
+                               bool nvl, bool chain) {
   ProtocolChoice c;
   const std::size_t n = p.ranks.size();
   c.enabled[proto_index(Protocol::LL128)] = ll128_default(topo, p, nodes, nvl);
@@ -145,11 +145,11 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   const double channels =
       std::max<double>(p.channels, std::ceil(bus / (cost.nccl_channel_max_bw_gbs[row] * 1e9)));
   // LL carries an 8-byte flag with every 8 data bytes: half the bus bandwidth at most.
-  const double bw[3] = {std::min(cost.nccl_ll_max_bw_gbs[row][col] * 1e9, 0.5 * bus),
-                        std::min(cost.nccl_ll128_bw_ratio * bus, channels * cost.nccl_ll128_channel_bw_gbs[row] * 1e9),
-                        bus};
-  const double share = chain ? 1.0
-                             : static_cast<double>(ring_work(p.op, n, p.size).first) / static_cast<double>(n);
+  const double bw[3] = {
+      std::min(cost.nccl_ll_max_bw_gbs[row][col] * 1e9, 0.5 * bus),
+      std::min(cost.nccl_ll128_bw_ratio * bus, channels * cost.nccl_ll128_channel_bw_gbs[row] * 1e9), bus};
+  const double share =
+      chain ? 1.0 : static_cast<double>(ring_work(p.op, n, p.size).first) / static_cast<double>(n);
   double best = std::numeric_limits<double>::infinity();
   for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
     const std::size_t i = proto_index(proto);
@@ -234,8 +234,8 @@ void ring_steady(const calibration::CostModel& cost, CollectivePlan& p) {
   p.chunk = {static_cast<double>(steps) * slice / p.channels};
   for (std::size_t c = 0; c < p.rings.size(); ++c)
     for (const Connection& h : p.rings[c].hops)
-      detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(cost, p, h), {}, tag(p, "ring", c, 0),
-                           p.protocol != Protocol::Simple);
+      detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(cost, p, h), {},
+                           tag(p, "ring", c, 0), p.protocol != Protocol::Simple);
 }
 
 void plan_ring(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
@@ -246,11 +246,10 @@ void plan_ring(const topology::Topology& topo, const calibration::CostModel& cos
   p.protocol_choice = choose_protocol(topo, cost, o, p, nodes, nvl, false);
   p.protocol = p.protocol_choice.chosen;
   // LL / LL128 are chosen for small sizes only, where pipelining a step in loops changes nothing.
-  const std::size_t loops =
-      p.protocol != Protocol::Simple
-          ? 1
-          : detail::ring_loops(slice / p.channels, detail::slowest_stage(p.connections), o.ring_chunk,
-                               o.max_ring_loops);
+  const std::size_t loops = p.protocol != Protocol::Simple
+                                ? 1
+                                : detail::ring_loops(slice / p.channels, detail::slowest_stage(p.connections),
+                                                     o.ring_chunk, o.max_ring_loops);
   p.model = detail::resolve_model(o, n, p.rings.size() * loops * steps * n);
   p.latency = p.protocol == Protocol::Simple
                   ? ring_latency(cost, p.op, n, nodes, detail::step_latencies(cost, p.connections, nvl))
@@ -284,11 +283,10 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
   p.protocol_choice = choose_protocol(topo, cost, o, p, nodes, nvl, true);
   p.protocol = p.protocol_choice.chosen;
   const bool simple = p.protocol == Protocol::Simple;
-  const std::size_t chunks =
-      !simple ? 1
-              : detail::pipeline_chunks(per_channel, static_cast<double>(hops - 1),
-                                        detail::slowest_stage(p.connections), o.chain_chunk,
-                                        o.max_chain_chunks);
+  const std::size_t chunks = !simple ? 1
+                                     : detail::pipeline_chunks(per_channel, static_cast<double>(hops - 1),
+                                                               detail::slowest_stage(p.connections),
+                                                               o.chain_chunk, o.max_chain_chunks);
   p.model = detail::resolve_model(o, p.ranks.size(), p.rings.size() * chunks * hops);
   p.latency = simple ? chain_latency(cost.nccl_base_latency, p.ranks.size(), nodes,
                                      detail::step_latencies(cost, p.connections, nvl))
@@ -361,7 +359,8 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
 /// NCCL's choice between ring and tree for all_reduce (tuning.cc time model, nccl.md §d.5), with the
 /// slowest hop's wire rate B as the bus bandwidth of both: ring 2(n-1)/n·S/B, tree S/(0.5·0.92·B).
 Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::CostModel& cost,
-                            const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes, bool nvl) {
+                            const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes,
+                            bool nvl) {
   if (nodes < 2) return Algorithm::Ring;
   double bw = std::numeric_limits<double>::infinity();
   for (const Connection& h : p.connections) bw = std::min(bw, h.rate.value);

@@ -69,7 +69,8 @@ StepLatencies protocol_rows(const calibration::CostModel& cost, Protocol p, bool
 
 }  // namespace
 
-Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop, bool intra_nvlink) {
+Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop,
+                      bool intra_nvlink) {
   if (p == Protocol::Simple) return effective_step(cost, hop, intra_nvlink);
   const StepLatencies rows = protocol_rows(cost, p, intra_nvlink);
   return hop.transport == Transport::Net ? rows.inter : rows.intra;
@@ -77,12 +78,14 @@ Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Conn
 
 Seconds protocol_delay(const calibration::CostModel& cost, Protocol p, const Connection& hop,
                        bool intra_nvlink) {
-  return p == Protocol::Simple ? step_delay(cost, hop, intra_nvlink) : protocol_step(cost, p, hop, intra_nvlink);
+  return p == Protocol::Simple ? step_delay(cost, hop, intra_nvlink)
+                               : protocol_step(cost, p, hop, intra_nvlink);
 }
 
 StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p,
                                       const std::vector<Connection>& hops, bool intra_nvlink) {
-  return p == Protocol::Simple ? step_latencies(cost, hops, intra_nvlink) : protocol_rows(cost, p, intra_nvlink);
+  return p == Protocol::Simple ? step_latencies(cost, hops, intra_nvlink)
+                               : protocol_rows(cost, p, intra_nvlink);
 }
 
 StepLatencies step_latencies(const calibration::CostModel& cost, const std::vector<Connection>& hops,

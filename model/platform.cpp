@@ -268,7 +268,7 @@ std::string Platform::crossing_name(const Crossing& hop) const {
 }
 
 Transport Platform::resolve_transport(DeviceId src, DeviceId dst, Transport requested,
-                                       const topology::P2pPolicy& policy, std::size_t gpu_count) const {
+                                      const topology::P2pPolicy& policy, std::size_t gpu_count) const {
   if (requested != Transport::Auto) return requested;
   if (is_cpu(topo_, src) || is_cpu(topo_, dst)) return Transport::HostCopy;
   if (topo_.device(src).node != topo_.device(dst).node) return Transport::Net;

@@ -1,6 +1,6 @@
-// Ring order from the Platform's connections and routes, in the spirit of NCCL's channel search (reference nccl.md §d.4):
-// a ring's throughput is set by its slowest hop *after sharing* (two hops crossing the same link in
-// the same direction halve it), so rings are scored by
+// Ring order from the Platform's connections and routes, in the spirit of NCCL's channel search (reference
+// nccl.md §d.4): a ring's throughput is set by its slowest hop *after sharing* (two hops crossing the same
+// link in the same direction halve it), so rings are scored by
 //   1. throughput: min over hops of (link rate / hops using that link direction), higher is better;
 //   2. fewest hops of the worst path classes (SYS, then PHB, PXB, PIX, NVB): fewest slow crossings;
 //   3. total hop throughput, as a tie-break.
@@ -50,8 +50,9 @@ class EdgeTable {
   int width(const Crossing& l) const { return platform_.topology().link(l.link).width; }
   bool nvlink_only(std::size_t i, std::size_t j) const {
     const auto& r = at(i, j);
-    return r.hop.transport == Transport::P2p && (r.hop.path == PathClass::NVL || r.hop.path == PathClass::NVB) &&
-           !r.links.empty() && std::all_of(r.links.begin(), r.links.end(), [&](const Crossing& l) { return is_nvlink(l); });
+    return r.hop.transport == Transport::P2p &&
+           (r.hop.path == PathClass::NVL || r.hop.path == PathClass::NVB) && !r.links.empty() &&
+           std::all_of(r.links.begin(), r.links.end(), [&](const Crossing& l) { return is_nvlink(l); });
   }
 
  private:
@@ -248,9 +249,8 @@ bool all_nvlink(const EdgeTable& t, const Order& o) {
 /// rate R carries floor(R / s) rings; pack rings greedily (ring 0 first) and keep the speed with the
 /// highest total s x rings, fewer rings on a tie (identical rings through one NVSwitch add nothing).
 std::vector<Order> pack_rings(const EdgeTable& t, const Order& first, double speed, int max_channels) {
-  Capacity left = nvlink_capacity(t, [&](const Crossing& l) {
-    return static_cast<int>(std::floor(t.rate(l) / speed * (1 + kRelTol)));
-  });
+  Capacity left = nvlink_capacity(
+      t, [&](const Crossing& l) { return static_cast<int>(std::floor(t.rate(l) / speed * (1 + kRelTol))); });
   auto allowed = [&](std::size_t a, std::size_t b) { return t.nvlink_only(a, b); };
   std::vector<Order> rings;
   Order next = first;

@@ -15,10 +15,10 @@ void adapt_to(workloads::Scenario& s, int gpus, std::vector<std::string>& notes)
     const int model_parallel = p.tp * p.pp;
     if (gpus % model_parallel != 0)
       throw InputError(s.file, "/parallel",
-                       "the layout has " + std::to_string(gpus) + " GPUs, not a multiple of tp x pp = " +
-                           std::to_string(model_parallel));
-    notes.push_back("dp " + std::to_string(p.dp) + " -> " + std::to_string(gpus / model_parallel) + " to use the " +
-                    std::to_string(gpus) + " GPUs of this layout");
+                       "the layout has " + std::to_string(gpus) +
+                           " GPUs, not a multiple of tp x pp = " + std::to_string(model_parallel));
+    notes.push_back("dp " + std::to_string(p.dp) + " -> " + std::to_string(gpus / model_parallel) +
+                    " to use the " + std::to_string(gpus) + " GPUs of this layout");
     p.dp = gpus / model_parallel;
   }
   const int unit = p.dp * s.micro_batch;
@@ -30,7 +30,8 @@ void adapt_to(workloads::Scenario& s, int gpus, std::vector<std::string>& notes)
   }
 }
 
-void check_dtype(const Platform& platform, const workloads::Scenario& s, const std::vector<topology::DeviceId>& gpus) {
+void check_dtype(const Platform& platform, const workloads::Scenario& s,
+                 const std::vector<topology::DeviceId>& gpus) {
   for (topology::DeviceId g : gpus) {
     try {
       calibration::peak_tflops(*platform.topology().device(g).gpu, s.dtype);

@@ -68,7 +68,7 @@ struct TransferTiming {
 
 /// Utilisation of one platform link over a run: bytes carried / (capacity x makespan).
 struct LinkUsage {
-  std::string link;      // platform link name, e.g. "gpu0<->plx0 up"
+  std::string link;        // platform link name, e.g. "gpu0<->plx0 up"
   double utilization = 0;  // 0..1
   Bytes bytes;
 };
@@ -83,6 +83,7 @@ class Platform;
 
 /// Runs a task graph on a platform: engine::run in the application, a fake in tests of the model alone.
 /// The model never includes the engine; code that needs a simulation takes one of these as a value.
-using Executor = std::function<RunResult(const Platform&, const std::vector<Transfer>&, const topology::P2pPolicy&)>;
+using Executor =
+    std::function<RunResult(const Platform&, const std::vector<Transfer>&, const topology::P2pPolicy&)>;
 
 }  // namespace rigsim::model

@@ -72,16 +72,16 @@ void add_kernel_time(const detail::TaskInfo& info, double seconds, RankBreakdown
 
 bool host_side(const detail::TaskInfo& info, int rank) {
   using workloads::OpKind;
-  return info.rank == rank &&
-         (info.kind == OpKind::HostToDevice || info.kind == OpKind::DeviceToHost || info.kind == OpKind::CpuWork);
+  return info.rank == rank && (info.kind == OpKind::HostToDevice || info.kind == OpKind::DeviceToHost ||
+                               info.kind == OpKind::CpuWork);
 }
 
 /// Attributes the wait [from, to] of a rank's compute stream to what released it: the chain of the
 /// rank's host-side tasks (offload copies and the host optimizer) is walked back, each task's share of
 /// the wait going to its own kind, so waiting for a copy that waited for the CPU's optimizer step counts
 /// as optimizer time; anything else is attributed to the task that released the wait.
-void attribute_wait(const detail::StepGraph& g, const RunResult& r, std::size_t blocker, double from, double to,
-                    int rank, RankBreakdown& b) {
+void attribute_wait(const detail::StepGraph& g, const RunResult& r, std::size_t blocker, double from,
+                    double to, int rank, RankBreakdown& b) {
   std::size_t t = blocker;
   double end = to;
   while (end - from > 1e-15 && host_side(g.info()[t], rank)) {
@@ -118,7 +118,8 @@ RankBreakdown breakdown_of(const detail::StepGraph& g, const RunResult& r, int r
   }
   if (step - prev > 1e-12) {
     const detail::TaskInfo& tail = g.info()[last_task];
-    const bool own_kernel = tail.kind == workloads::OpKind::Kernel && tail.stream == workloads::Stream::Compute;
+    const bool own_kernel =
+        tail.kind == workloads::OpKind::Kernel && tail.stream == workloads::Stream::Compute;
     if (own_kernel)
       b.idle_s += step - prev;
     else
@@ -132,8 +133,8 @@ std::vector<TraceEvent> trace_of(const detail::StepGraph& g, const RunResult& r)
   for (std::size_t t = 0; t < g.tasks().size(); ++t) {
     const detail::TaskInfo& info = g.info()[t];
     if (info.name.empty()) continue;  // zero-time bookkeeping (arrive, join, end)
-    out.push_back({info.rank, info.rank < 0 ? "net" : std::string(detail::stream_name(info.stream)), info.name,
-                   r.transfers[t].start.value, r.transfers[t].finish.value});
+    out.push_back({info.rank, info.rank < 0 ? "net" : std::string(detail::stream_name(info.stream)),
+                   info.name, r.transfers[t].start.value, r.transfers[t].finish.value});
   }
   return out;
 }

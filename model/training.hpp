@@ -24,12 +24,13 @@ namespace rigsim::model {
 struct RankBreakdown {
   int rank = 0;
   topology::DeviceId gpu = 0;
-  double compute_s = 0;      // forward, backward and recompute kernels
-  double optimizer_s = 0;    // optimizer kernels on the GPU, or waiting for the host optimizer step
-  double offload_s = 0;      // waiting for host <-> device copies of offloaded states
-  double bubble_s = 0;       // waiting for a pipeline neighbour (activations or gradients)
-  double idle_s = 0;         // waiting for nothing attributable (e.g. the step's end on another rank)
-  /// Waiting for a collective, by purpose ("grad_sync", "param_gather", "tensor_parallel", "expert_all_to_all").
+  double compute_s = 0;    // forward, backward and recompute kernels
+  double optimizer_s = 0;  // optimizer kernels on the GPU, or waiting for the host optimizer step
+  double offload_s = 0;    // waiting for host <-> device copies of offloaded states
+  double bubble_s = 0;     // waiting for a pipeline neighbour (activations or gradients)
+  double idle_s = 0;       // waiting for nothing attributable (e.g. the step's end on another rank)
+  /// Waiting for a collective, by purpose ("grad_sync", "param_gather", "tensor_parallel",
+  /// "expert_all_to_all").
   std::map<std::string, double> exposed_comm_s;
   double exposed_comm_total() const;
 };
@@ -45,8 +46,8 @@ struct GpuMemory {
 
 /// One task of the step for traces: where it ran, when, and what it was.
 struct TraceEvent {
-  int rank = -1;            // -1: a collective's or message's own transfer (no rank stream)
-  std::string stream;       // "compute", "comm", "copy", "cpu", or "net" for transfers
+  int rank = -1;       // -1: a collective's or message's own transfer (no rank stream)
+  std::string stream;  // "compute", "comm", "copy", "cpu", or "net" for transfers
   std::string name;
   double start_s = 0;
   double finish_s = 0;
@@ -83,12 +84,13 @@ struct TrainingOptions {
 
 /// The GPUs of the scenario in rank order: `names` (layout ids) or, when empty, every GPU of the
 /// layout. Throws rigsim::InputError naming the scenario file for an unknown or repeated id.
-std::vector<topology::DeviceId> scenario_gpus(const topology::Topology& topo, const std::vector<std::string>& names,
-                                              const std::string& file);
+std::vector<topology::DeviceId> scenario_gpus(const topology::Topology& topo,
+                                              const std::vector<std::string>& names, const std::string& file);
 
 /// Memory of every rank against its GPU (no simulation).
 std::vector<GpuMemory> memory_fit(const Platform& platform, const workloads::Scenario& s,
-                                  const workloads::ModelConfig& m, const std::vector<topology::DeviceId>& gpus);
+                                  const workloads::ModelConfig& m,
+                                  const std::vector<topology::DeviceId>& gpus);
 
 /// Simulates one step of `program` with rank i on gpus[i].
 TrainingResult run_training(const Platform& platform, const Executor& execute, const workloads::Scenario& s,

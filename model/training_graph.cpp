@@ -49,8 +49,8 @@ std::string_view stream_name(workloads::Stream s) {
   return "?";
 }
 
-StepGraph::StepGraph(const Platform& platform, const workloads::Program& program, const std::vector<DeviceId>& gpus,
-                     const CollectiveOptions& collective)
+StepGraph::StepGraph(const Platform& platform, const workloads::Program& program,
+                     const std::vector<DeviceId>& gpus, const CollectiveOptions& collective)
     : platform_(platform), program_(program), gpus_(gpus), collective_(collective) {
   const std::size_t n = program.ranks.size();
   done_.resize(n);
@@ -73,8 +73,9 @@ StepGraph::StepGraph(const Platform& platform, const workloads::Program& program
   for (std::size_t r = 0; r < n; ++r)
     for (std::size_t i = 0; i < done_[r].size(); ++i)
       if (done_[r][i] < 0)
-        throw std::logic_error("the step program cannot proceed: rank " + std::to_string(r) + " waits at op " +
-                               std::to_string(i) + " (" + program.ranks[r].ops[i].name + ")");
+        throw std::logic_error("the step program cannot proceed: rank " + std::to_string(r) +
+                               " waits at op " + std::to_string(i) + " (" + program.ranks[r].ops[i].name +
+                               ")");
 }
 
 long StepGraph::stream_id(int rank, workloads::Stream s) const {
@@ -101,7 +102,8 @@ bool StepGraph::ready(int rank, const workloads::Op& op) const {
 
 std::vector<std::size_t> StepGraph::deps(int rank, const workloads::Op& op) const {
   std::vector<std::size_t> out;
-  for (std::size_t d : op.after) out.push_back(static_cast<std::size_t>(done_[static_cast<std::size_t>(rank)][d]));
+  for (std::size_t d : op.after)
+    out.push_back(static_cast<std::size_t>(done_[static_cast<std::size_t>(rank)][d]));
   return out;
 }
 
@@ -135,11 +137,12 @@ bool StepGraph::try_emit(int rank, std::size_t stream) {
 void StepGraph::emit_kernel(int rank, std::size_t i) {
   const workloads::Op& op = program_.ranks[static_cast<std::size_t>(rank)].ops[i];
   const DeviceId gpu = gpus_[static_cast<std::size_t>(rank)];
-  const auto t = calibration::kernel_time(*platform_.topology().device(gpu).gpu, platform_.cost_model(), op.work);
+  const auto t =
+      calibration::kernel_time(*platform_.topology().device(gpu).gpu, platform_.cost_model(), op.work);
   const Seconds duration{t.time.value * op.repeat};
-  done_[static_cast<std::size_t>(rank)][i] = static_cast<long>(
-      add(compute_task(gpu, duration, stream_id(rank, op.stream), deps(rank, op), op.name),
-          {rank, op.stream, op.kind, op.purpose, op.name}));
+  done_[static_cast<std::size_t>(rank)][i] =
+      static_cast<long>(add(compute_task(gpu, duration, stream_id(rank, op.stream), deps(rank, op), op.name),
+                            {rank, op.stream, op.kind, op.purpose, op.name}));
 }
 
 void StepGraph::emit_cpu(int rank, std::size_t i) {
@@ -183,8 +186,9 @@ void StepGraph::arrive(int rank, std::size_t i) {
   const workloads::Op& op = program_.ranks[static_cast<std::size_t>(rank)].ops[i];
   Cursor& c = cursor_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(op.stream)];
   c.waiting = true;
-  const std::size_t a = add(marker(gpus_[static_cast<std::size_t>(rank)], stream_id(rank, op.stream), deps(rank, op)),
-                            {rank, op.stream, op.kind, op.purpose, ""});
+  const std::size_t a =
+      add(marker(gpus_[static_cast<std::size_t>(rank)], stream_id(rank, op.stream), deps(rank, op)),
+          {rank, op.stream, op.kind, op.purpose, ""});
   if (op.kind == OpKind::Collective) {
     coll_members_.at(op.collective).push_back({rank, i});
     coll_arrivals_[op.collective].push_back(a);
@@ -203,8 +207,9 @@ const CollectivePlan& StepGraph::plan_for(const workloads::Collective& c) {
   auto key = std::make_tuple(static_cast<int>(c.kind), ranks, c.total_bytes());
   auto it = plans_.find(key);
   if (it == plans_.end())
-    it = plans_.emplace(std::move(key), plan_collective(platform_, op_of(c.kind), ranks, Bytes{c.total_bytes()},
-                                                        collective_))
+    it = plans_
+             .emplace(std::move(key),
+                      plan_collective(platform_, op_of(c.kind), ranks, Bytes{c.total_bytes()}, collective_))
              .first;
   return it->second;
 }
@@ -219,7 +224,8 @@ std::size_t StepGraph::append_plan(const CollectivePlan& plan, std::size_t join,
       d += offset;
     }
     if (copy.after.empty()) copy.after = {join};
-    add(std::move(copy), {-1, workloads::Stream::Comm, OpKind::Collective, workloads::Purpose::GradSync, t.tag});
+    add(std::move(copy),
+        {-1, workloads::Stream::Comm, OpKind::Collective, workloads::Purpose::GradSync, t.tag});
   }
   std::vector<std::size_t> sinks;
   for (std::size_t k = 0; k < plan.transfers.size(); ++k)
@@ -227,14 +233,15 @@ std::size_t StepGraph::append_plan(const CollectivePlan& plan, std::size_t join,
   if (sinks.empty()) sinks = {join};
   Transfer end = marker(tasks_[join].src, -1, std::move(sinks));
   end.latency = extra_latency;
-  return add(std::move(end), {-1, workloads::Stream::Comm, OpKind::Collective, workloads::Purpose::GradSync, ""});
+  return add(std::move(end),
+             {-1, workloads::Stream::Comm, OpKind::Collective, workloads::Purpose::GradSync, ""});
 }
 
 void StepGraph::emit_collective(std::size_t c) {
   const workloads::Collective& coll = program_.collectives[c];
   const DeviceId first = gpus_.at(static_cast<std::size_t>(coll.ranks.front()));
-  const std::size_t join = add(marker(first, -1, coll_arrivals_[c]), {-1, workloads::Stream::Comm,
-                                                                      OpKind::Collective, coll.purpose, ""});
+  const std::size_t join = add(marker(first, -1, coll_arrivals_[c]),
+                               {-1, workloads::Stream::Comm, OpKind::Collective, coll.purpose, ""});
   std::size_t end = join;
   if (coll.ranks.size() > 1 && coll.total_bytes() > 0) {
     const CollectivePlan& plan = plan_for(coll);
@@ -248,7 +255,8 @@ void StepGraph::emit_collective(std::size_t c) {
 
 void StepGraph::emit_message(std::size_t m) {
   const workloads::Message& msg = program_.messages[m];
-  const DeviceId src = gpus_.at(static_cast<std::size_t>(msg.src)), dst = gpus_.at(static_cast<std::size_t>(msg.dst));
+  const DeviceId src = gpus_.at(static_cast<std::size_t>(msg.src)),
+                 dst = gpus_.at(static_cast<std::size_t>(msg.dst));
   const Connection c = platform_.connect(src, dst, collective_.p2p, gpus_.size());
   Transfer t;
   t.src = src;
@@ -257,16 +265,17 @@ void StepGraph::emit_message(std::size_t m) {
   t.transport = c.transport;
   t.after = msg_arrivals_[m];
   t.tag = msg.name;
-  const std::size_t end = add(std::move(t), {-1, workloads::Stream::Comm, OpKind::Send, workloads::Purpose::Pipeline,
-                                             msg.name});
+  const std::size_t end =
+      add(std::move(t), {-1, workloads::Stream::Comm, OpKind::Send, workloads::Purpose::Pipeline, msg.name});
   finish_members(msg_members_[m], end);
 }
 
 void StepGraph::finish_members(const std::vector<std::pair<int, std::size_t>>& members, std::size_t end) {
   for (const auto& [rank, i] : members) {
     const workloads::Op& op = program_.ranks[static_cast<std::size_t>(rank)].ops[i];
-    const std::size_t d = add(marker(gpus_[static_cast<std::size_t>(rank)], stream_id(rank, op.stream), {end}),
-                              {rank, op.stream, op.kind, op.purpose, ""});
+    const std::size_t d =
+        add(marker(gpus_[static_cast<std::size_t>(rank)], stream_id(rank, op.stream), {end}),
+            {rank, op.stream, op.kind, op.purpose, ""});
     done_[static_cast<std::size_t>(rank)][i] = static_cast<long>(d);
     Cursor& c = cursor_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(op.stream)];
     c.waiting = false;

@@ -20,7 +20,7 @@ struct TaskInfo {
   workloads::Stream stream = workloads::Stream::Compute;
   workloads::OpKind kind = workloads::OpKind::Kernel;
   workloads::Purpose purpose = workloads::Purpose::Forward;
-  std::string name;  // "" for zero-time bookkeeping tasks
+  std::string name;          // "" for zero-time bookkeeping tasks
   long prev_in_stream = -1;  // the task before it on its stream (the engine waits for it too), or -1
 };
 
@@ -30,8 +30,8 @@ class StepGraph {
  public:
   /// Builds the whole graph; throws std::logic_error when the program cannot make progress (a rank
   /// waits on a collective another member never reaches).
-  StepGraph(const Platform& platform, const workloads::Program& program, const std::vector<topology::DeviceId>& gpus,
-            const CollectiveOptions& collective);
+  StepGraph(const Platform& platform, const workloads::Program& program,
+            const std::vector<topology::DeviceId>& gpus, const CollectiveOptions& collective);
 
   const std::vector<Transfer>& tasks() const { return tasks_; }
   const std::vector<TaskInfo>& info() const { return info_; }
@@ -65,10 +65,10 @@ class StepGraph {
   CollectiveOptions collective_;
   std::vector<Transfer> tasks_;
   std::vector<TaskInfo> info_;
-  std::vector<std::vector<long>> done_;              // per rank, per op: the task marking its end (-1: not yet)
-  std::vector<std::array<Cursor, kStreams>> cursor_;  // per rank, per stream
+  std::vector<std::vector<long>> done_;  // per rank, per op: the task marking its end (-1: not yet)
+  std::vector<std::array<Cursor, kStreams>> cursor_;                    // per rank, per stream
   std::vector<std::vector<std::pair<int, std::size_t>>> coll_members_;  // per collective: (rank, op) arrived
-  std::vector<std::vector<std::size_t>> coll_arrivals_;                // per collective: arrive tasks
+  std::vector<std::vector<std::size_t>> coll_arrivals_;                 // per collective: arrive tasks
   std::vector<std::vector<std::pair<int, std::size_t>>> msg_members_;
   std::vector<std::vector<std::size_t>> msg_arrivals_;
   std::map<std::tuple<int, std::vector<topology::DeviceId>, double>, CollectivePlan> plans_;

@@ -61,7 +61,8 @@ std::string protocol_lines(const BenchResult& res) {
     std::size_t j = i;
     while (j + 1 < res.rows.size() && res.rows[j + 1].protocol == res.rows[i].protocol) ++j;
     out += (i ? ", " : " ") + std::string(to_string(res.rows[i].protocol)) + " " +
-           std::to_string(res.rows[i].row.size) + (j > i ? "-" + std::to_string(res.rows[j].row.size) : "") + " B";
+           std::to_string(res.rows[i].row.size) + (j > i ? "-" + std::to_string(res.rows[j].row.size) : "") +
+           " B";
     i = j + 1;
   }
   return out + "\n";
@@ -72,9 +73,9 @@ std::string why(const Platform& platform, const BenchResult& res) {
   const CollectivePlan& p = res.largest;
   std::string out =
       "#\n# Why (largest size, " + std::to_string(res.rows.empty() ? 0 : res.rows.back().row.size) +
-      " B): " + std::string(to_string(p.algorithm)) + ", " + std::string(to_string(p.protocol)) + " protocol, " +
-      std::to_string(p.channels) + " channel(s), " + std::string(to_string(p.model)) + " model, latency term " +
-      fixed(p.latency.us(), 1) + " us\n";
+      " B): " + std::string(to_string(p.algorithm)) + ", " + std::string(to_string(p.protocol)) +
+      " protocol, " + std::to_string(p.channels) + " channel(s), " + std::string(to_string(p.model)) +
+      " model, latency term " + fixed(p.latency.us(), 1) + " us\n";
   out += protocol_lines(res);
   if (p.algorithm == Algorithm::Tree) {
     out +=

@@ -44,8 +44,8 @@ std::string compare_text(const std::string& title, const std::vector<CompareRow>
   std::ostringstream out;
   out << title << "\n\n";
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-4s %-30s %4s %-12s %10s %9s %6s %5s %11s  %s\n", "#", "layout", "gpus", "dp tp pp",
-                "step s", "tokens/s", "MFU %", "fits", "tok/s/k$", "busiest link");
+  std::snprintf(buf, sizeof buf, "%-4s %-30s %4s %-12s %10s %9s %6s %5s %11s  %s\n", "#", "layout", "gpus",
+                "dp tp pp", "step s", "tokens/s", "MFU %", "fits", "tok/s/k$", "busiest link");
   out << buf;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const CompareRow& r = rows[i];
@@ -57,13 +57,15 @@ std::string compare_text(const std::string& title, const std::vector<CompareRow>
     }
     const auto& t = *r.result;
     std::snprintf(buf, sizeof buf, "%-4zu %-30s %4d %-12s %10.3f %9.0f %6.1f %5s %11s  %s\n", i + 1,
-                  r.layout.c_str(), r.gpus, degrees(r.plan).c_str(), t.step_time_s, t.tokens_per_s, 100 * t.mfu,
-                  t.fits ? "yes" : "NO", r.price_usd > 0 ? fmt("%.0f", per_kusd(r)).c_str() : "-",
-                  r.bottleneck.c_str());
+                  r.layout.c_str(), r.gpus, degrees(r.plan).c_str(), t.step_time_s, t.tokens_per_s,
+                  100 * t.mfu, t.fits ? "yes" : "NO",
+                  r.price_usd > 0 ? fmt("%.0f", per_kusd(r)).c_str() : "-", r.bottleneck.c_str());
     out << buf;
   }
-  out << "\nRanked by tokens/s among the layouts where the step fits in GPU memory, then those where it does\n"
-         "not (their times are what the step would take with enough memory). tok/s/k$: tokens/s per 1,000 USD\n"
+  out << "\nRanked by tokens/s among the layouts where the step fits in GPU memory, then those where it "
+         "does\n"
+         "not (their times are what the step would take with enough memory). tok/s/k$: tokens/s per 1,000 "
+         "USD\n"
          "of GPUs at the catalog's used prices (or the layout's own price).\n";
   out << "\nWhy:\n";
   for (const CompareRow& r : rows) {

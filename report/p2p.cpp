@@ -1,11 +1,11 @@
 // Text and JSON renderings of a P2pBenchResult. The text follows the CUDA samples'
 // p2pBandwidthLatencyTest layout ("%6d" headers, "%6.02f" cells) so people can put it next to a real
 // run (../shared/data/p2p/*p2pBandwidthLatencyTest*.txt); trailing blanks are trimmed.
+#include "report/p2p.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
-
-#include "report/p2p.hpp"
 
 namespace rigsim::report {
 namespace {

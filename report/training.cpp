@@ -28,7 +28,8 @@ std::string gib(Bytes b) {
 /// The plan and, when it fine-tunes adapters, the LoRA / QLoRA rank: what the job is, in one line.
 std::string job_words(const workloads::Scenario& s) {
   std::string out = workloads::describe(s.plan);
-  if (s.lora.enabled()) out += std::string(s.lora.qlora ? " qlora r" : " lora r") + std::to_string(s.lora.rank);
+  if (s.lora.enabled())
+    out += std::string(s.lora.qlora ? " qlora r" : " lora r") + std::to_string(s.lora.rank);
   return out;
 }
 
@@ -64,13 +65,13 @@ std::string pct(double part, double whole) {
 std::string fit_advice(const GpuMemory& g) {
   const auto& n = g.need;
   const std::pair<const char*, double> terms[] = {{"optimizer states", n.optimizer.value},
-                                                   {"weights", n.weights.value},
-                                                   {"activations", n.activations.value},
-                                                   {"gradients", n.gradients.value}};
+                                                  {"weights", n.weights.value},
+                                                  {"activations", n.activations.value},
+                                                  {"gradients", n.gradients.value}};
   const auto* top = std::max_element(std::begin(terms), std::end(terms),
                                      [](const auto& a, const auto& b) { return a.second < b.second; });
-  std::string advice = "the largest term is " + std::string(top->first) + " (" + fmt("%.1f", top->second / kGiB) +
-                       " GiB)";
+  std::string advice =
+      "the largest term is " + std::string(top->first) + " (" + fmt("%.1f", top->second / kGiB) + " GiB)";
   if (top == &terms[0] || top == &terms[3])
     advice += ": sharding them (ZeRO-2/3, FSDP) over more GPUs, an 8-bit optimizer or CPU offload shrinks it";
   else if (top == &terms[1])
@@ -84,8 +85,9 @@ void memory_why(const RunContext& ctx, const TrainingResult& r, std::vector<std:
   for (const GpuMemory& g : r.memory) {
     if (g.fits()) continue;
     out.push_back("It does not fit: " + topo_of(ctx).device(g.gpu).name + " needs " + gib(g.need.total()) +
-                  " GiB of its " + gib(g.capacity) + " GiB (" + gib(Bytes{g.need.total().value - g.capacity.value}) +
-                  " GiB short); " + fit_advice(g) + ".");
+                  " GiB of its " + gib(g.capacity) + " GiB (" +
+                  gib(Bytes{g.need.total().value - g.capacity.value}) + " GiB short); " + fit_advice(g) +
+                  ".");
     return;  // one GPU says it; the table shows the rest
   }
 }
@@ -113,8 +115,8 @@ void link_why(const TrainingResult& r, std::vector<std::string>& out) {
     return;
   }
   const auto& top = r.bottlenecks.front();
-  std::string s = "The busiest link is " + top.link + ", " + fmt("%.0f", 100 * top.utilization) +
-                  " % used over the step";
+  std::string s =
+      "The busiest link is " + top.link + ", " + fmt("%.0f", 100 * top.utilization) + " % used over the step";
   const auto [kind, comm] = top_comm(r);
   if (comm > 0.2 * r.step_time_s)
     s += "; communication is exposed, so a faster path there (NVLink, more PCIe lanes, a switch that keeps "
@@ -125,8 +127,8 @@ void link_why(const TrainingResult& r, std::vector<std::string>& out) {
 void breakdown_table(const RunContext& ctx, const TrainingResult& r, std::ostringstream& out) {
   out << "\nPer rank (seconds of the step):\n";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  %-5s %-10s %9s %9s %9s %9s %9s %9s\n", "rank", "gpu", "compute", "exposed",
-                "bubble", "optimizer", "offload", "idle");
+  std::snprintf(buf, sizeof buf, "  %-5s %-10s %9s %9s %9s %9s %9s %9s\n", "rank", "gpu", "compute",
+                "exposed", "bubble", "optimizer", "offload", "idle");
   out << buf;
   for (const auto& b : r.breakdown) {
     std::snprintf(buf, sizeof buf, "  %-5d %-10s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f\n", b.rank,
@@ -147,7 +149,8 @@ void memory_table(const RunContext& ctx, const TrainingResult& r, std::ostringst
     std::snprintf(buf, sizeof buf, "  %-10s %8.1f %8.1f %9.1f %11.1f %8.1f %8.1f %8.1f %9.1f  %s\n",
                   topo_of(ctx).device(g.gpu).name.c_str(), n.weights.value / kGiB, n.gradients.value / kGiB,
                   n.optimizer.value / kGiB, n.activations.value / kGiB, n.buffers.value / kGiB,
-                  n.context.value / kGiB, n.total().value / kGiB, g.capacity.value / kGiB, g.fits() ? "yes" : "NO");
+                  n.context.value / kGiB, n.total().value / kGiB, g.capacity.value / kGiB,
+                  g.fits() ? "yes" : "NO");
     out << buf;
   }
   if (!r.memory.empty() && r.memory.front().need.host.value > 0)
@@ -167,8 +170,8 @@ std::vector<std::string> why(const RunContext& ctx, const TrainingResult& r) {
 std::string training_text(const RunContext& ctx, const TrainingResult& r) {
   std::ostringstream out;
   const auto& s = *ctx.scenario;
-  out << (s.name.empty() ? "scenario" : s.name) << ": " << ctx.model->name << " on " << topo_of(ctx).name() << " ("
-      << r.breakdown.size() << " GPUs), " << job_words(s) << "\n";
+  out << (s.name.empty() ? "scenario" : s.name) << ": " << ctx.model->name << " on " << topo_of(ctx).name()
+      << " (" << r.breakdown.size() << " GPUs), " << job_words(s) << "\n";
   for (const auto& n : ctx.notes) out << "  note: " << n << "\n";
   out << "\nStep time   " << fmt("%.4f", r.step_time_s) << " s\n"
       << "Tokens/s    " << fmt("%.0f", r.tokens_per_s) << "  (" << fmt("%.0f", r.tokens_per_step)
@@ -180,7 +183,8 @@ std::string training_text(const RunContext& ctx, const TrainingResult& r) {
   memory_table(ctx, r, out);
   breakdown_table(ctx, r, out);
   out << "\nBusiest links:\n";
-  for (const auto& u : r.bottlenecks) out << "  " << u.link << ": " << fmt("%.1f", 100 * u.utilization) << " %\n";
+  for (const auto& u : r.bottlenecks)
+    out << "  " << u.link << ": " << fmt("%.1f", 100 * u.utilization) << " %\n";
   if (r.bottlenecks.empty()) out << "  none\n";
   out << "\nWhy:\n";
   for (const auto& w : why(ctx, r)) out << "  " << w << "\n";
@@ -225,7 +229,8 @@ nlohmann::json training_json(const RunContext& ctx, const TrainingResult& r) {
                               {"offload_s", b.offload_s},
                               {"idle_s", b.idle_s}});
   j["bottlenecks"] = json::array();
-  for (const auto& u : r.bottlenecks) j["bottlenecks"].push_back({{"link", u.link}, {"utilization", u.utilization}});
+  for (const auto& u : r.bottlenecks)
+    j["bottlenecks"].push_back({{"link", u.link}, {"utilization", u.utilization}});
   j["why"] = why(ctx, r);
   j["tasks"] = r.tasks;
   return j;
@@ -236,17 +241,31 @@ nlohmann::json training_trace(const RunContext& ctx, const TrainingResult& r) {
   json events = json::array();
   const auto pid = [&](int rank) { return rank < 0 ? static_cast<int>(r.breakdown.size()) : rank; };
   for (std::size_t k = 0; k < r.breakdown.size(); ++k)
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", k},
-                      {"args", {{"name", "rank " + std::to_string(k) + " (" +
-                                             topo_of(ctx).device(r.breakdown[k].gpu).name + ")"}}}});
-  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid(-1)}, {"args", {{"name", "network"}}}});
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", k},
+                      {"args",
+                       {{"name", "rank " + std::to_string(k) + " (" +
+                                     topo_of(ctx).device(r.breakdown[k].gpu).name + ")"}}}});
+  events.push_back(
+      {{"ph", "M"}, {"name", "process_name"}, {"pid", pid(-1)}, {"args", {{"name", "network"}}}});
   for (const auto& e : r.trace)
-    events.push_back({{"ph", "X"}, {"name", e.name}, {"pid", pid(e.rank)}, {"tid", e.stream},
-                      {"ts", e.start_s * 1e6}, {"dur", (e.finish_s - e.start_s) * 1e6}});
+    events.push_back({{"ph", "X"},
+                      {"name", e.name},
+                      {"pid", pid(e.rank)},
+                      {"tid", e.stream},
+                      {"ts", e.start_s * 1e6},
+                      {"dur", (e.finish_s - e.start_s) * 1e6}});
   for (const auto& u : r.bottlenecks) {
-    events.push_back({{"ph", "C"}, {"name", u.link}, {"pid", pid(-1)}, {"ts", 0.0},
+    events.push_back({{"ph", "C"},
+                      {"name", u.link},
+                      {"pid", pid(-1)},
+                      {"ts", 0.0},
                       {"args", {{"mean utilisation %", 100 * u.utilization}}}});
-    events.push_back({{"ph", "C"}, {"name", u.link}, {"pid", pid(-1)}, {"ts", r.step_time_s * 1e6},
+    events.push_back({{"ph", "C"},
+                      {"name", u.link},
+                      {"pid", pid(-1)},
+                      {"ts", r.step_time_s * 1e6},
                       {"args", {{"mean utilisation %", 0.0}}}});
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};

@@ -42,9 +42,9 @@ void expect_rates_agree(const Platform& p, const topology::P2pPolicy& policy, co
     const double flow = r.transfers[i].finish.value - r.transfers[i].start.value - links_latency;
     const double simulated = kBytes / flow;
     EXPECT_NEAR(simulated, c.rate.value, c.rate.value * 1e-6)
-        << label << ": " << p.topology().device(c.src).name << " -> " << p.topology().device(c.dst).name << " ("
-        << to_string(c.transport) << "): the plans assume " << c.rate.gb_per_s() << " GB/s, the simulation gives "
-        << simulated / 1e9 << " GB/s";
+        << label << ": " << p.topology().device(c.src).name << " -> " << p.topology().device(c.dst).name
+        << " (" << to_string(c.transport) << "): the plans assume " << c.rate.gb_per_s()
+        << " GB/s, the simulation gives " << simulated / 1e9 << " GB/s";
   }
 }
 

@@ -20,9 +20,10 @@ inline std::string rig_3090(int n, int width, bool nvlink = false) {
   for (int i = 0; i < n; ++i) {
     const std::string k = std::to_string(i);
     bridges += std::string(i ? ", " : "") + R"({"id": "rc)" + k + R"(", "cpu": "cpu0", "lanes": 16})";
-    slots += std::string(i ? ", " : "") + R"({"id": "s)" + k + R"(", "parent": "rc)" + k + R"(", "gen": 4, "width": )" +
-             std::to_string(width) + "}";
-    gpus += std::string(i ? ", " : "") + R"({"id": "gpu)" + k + R"(", "model": "rtx-3090", "slot": "s)" + k + "\"}";
+    slots += std::string(i ? ", " : "") + R"({"id": "s)" + k + R"(", "parent": "rc)" + k +
+             R"(", "gen": 4, "width": )" + std::to_string(width) + "}";
+    gpus += std::string(i ? ", " : "") + R"({"id": "gpu)" + k + R"(", "model": "rtx-3090", "slot": "s)" + k +
+            "\"}";
   }
   return R"({"name": "rig-3090", "cpus": [{"id": "cpu0", "model": "threadripper-pro-5000"}], "host_bridges": [)" +
          bridges + R"(], "slots": [)" + slots + R"(], "gpus": [)" + gpus + "]" +
@@ -38,7 +39,8 @@ inline workloads::ModelConfig model_named(const std::string& name) {
 }
 
 /// One step of `scenario_json` on `p`, dp scaled to the platform's GPUs.
-inline TrainingResult step(const Platform& p, const std::string& scenario_json, const Executor& execute = engine::run) {
+inline TrainingResult step(const Platform& p, const std::string& scenario_json,
+                           const Executor& execute = engine::run) {
   const workloads::Scenario s = scenario_of(scenario_json);
   const ScenarioRun run = prepare_scenario(p, s, model_named(s.model), true);
   return simulate_scenario(p, execute, run);
@@ -47,19 +49,34 @@ inline TrainingResult step(const Platform& p, const std::string& scenario_json, 
 /// The built-in cost model with every latency set to zero.
 inline calibration::CostModel no_latency_cost_model() {
   calibration::CostModel c = calibration::default_cost_model();
-  for (Seconds* s : {&c.pcie_hop_latency, &c.switch_latency, &c.nvlink_hop_latency, &c.inter_socket_latency,
-                     &c.p2p_latency, &c.shm_latency, &c.net_latency, &c.host_copy_latency, &c.nccl_base_latency,
-                     &c.nccl_step_latency_nvlink, &c.nccl_step_latency_pcie, &c.nccl_step_latency_net,
-                     &c.nccl_ll_base_latency, &c.nccl_ll_step_latency_nvlink, &c.nccl_ll_step_latency_pcie,
-                     &c.nccl_ll_step_latency_net, &c.nccl_ll128_base_latency, &c.nccl_ll128_step_latency_nvlink,
-                     &c.nccl_ll128_step_latency_pcie, &c.nccl_ll128_step_latency_net})
+  for (Seconds* s : {&c.pcie_hop_latency,
+                     &c.switch_latency,
+                     &c.nvlink_hop_latency,
+                     &c.inter_socket_latency,
+                     &c.p2p_latency,
+                     &c.shm_latency,
+                     &c.net_latency,
+                     &c.host_copy_latency,
+                     &c.nccl_base_latency,
+                     &c.nccl_step_latency_nvlink,
+                     &c.nccl_step_latency_pcie,
+                     &c.nccl_step_latency_net,
+                     &c.nccl_ll_base_latency,
+                     &c.nccl_ll_step_latency_nvlink,
+                     &c.nccl_ll_step_latency_pcie,
+                     &c.nccl_ll_step_latency_net,
+                     &c.nccl_ll128_base_latency,
+                     &c.nccl_ll128_step_latency_nvlink,
+                     &c.nccl_ll128_step_latency_pcie,
+                     &c.nccl_ll128_step_latency_net})
     *s = Seconds{};
   return c;
 }
 
 /// The engine with every transfer between two devices emptied: communication costs nothing (use with
 /// no_latency_cost_model, whose PCIe switches have no cut-through time either).
-inline RunResult free_comm(const Platform& p, const std::vector<Transfer>& tasks, const topology::P2pPolicy& policy) {
+inline RunResult free_comm(const Platform& p, const std::vector<Transfer>& tasks,
+                           const topology::P2pPolicy& policy) {
   std::vector<Transfer> copy = tasks;
   for (Transfer& t : copy)
     if (t.src != t.dst) {

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <set>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "tests/engine/training_fixture.hpp"
 
@@ -28,8 +28,7 @@ TEST(TrainingClosedForm, DdpWithFreeCommunicationIsItsCompute) {
   const auto s = scenario_of(kDdp);
   const ScenarioRun run = prepare_scenario(p, s, model_named(s.model), true);
   const workloads::Program program = workloads::build_program(run.scenario, run.model);
-  const double compute =
-      compute_stream_seconds(p, program.ranks[0], *p.topology().device(run.gpus[0]).gpu);
+  const double compute = compute_stream_seconds(p, program.ranks[0], *p.topology().device(run.gpus[0]).gpu);
   const TrainingResult r = simulate_scenario(p, free_comm, run);
   expect_closed_form("sum of rank 0's compute-stream kernel times", compute, r.step_time_s, "s", 1e-9);
   EXPECT_NEAR(r.breakdown[0].exposed_comm_total(), 0.0, 1e-12) << "free communication is never waited for";
@@ -56,10 +55,12 @@ std::string uniform_model_file() {
 /// Bubble time over ideal time of pipeline stage 0: (step - its compute) / its compute.
 double bubble_ratio(int pp, int m, const std::string& schedule, int v) {
   const Platform p(topology::testing::layout_from_text(rig_3090(4, 16)), no_latency_cost_model());
-  const std::string s = R"({"model": ")" + uniform_model_file() + R"(", "global_batch": )" + std::to_string(m) +
+  const std::string s = R"({"model": ")" + uniform_model_file() + R"(", "global_batch": )" +
+                        std::to_string(m) +
                         R"(, "micro_batch": 1, "seq_len": 1024, "dtype": "bf16", "optimizer": "sgd",
-    "parallel": {"dp": 1, "pp": )" + std::to_string(pp) + R"(, "pp_schedule": ")" + schedule +
-                        R"(", "virtual_stages": )" + std::to_string(v) + "}}";
+    "parallel": {"dp": 1, "pp": )" +
+                        std::to_string(pp) + R"(, "pp_schedule": ")" + schedule + R"(", "virtual_stages": )" +
+                        std::to_string(v) + "}}";
   auto sc = scenario_of(s);
   sc.gpus = {"gpu0", "gpu1", "gpu2", "gpu3"};
   const ScenarioRun run = prepare_scenario(p, sc, workloads::load_model(uniform_model_file()), false);
@@ -80,8 +81,10 @@ TEST(TrainingClosedForm, InterleavingDividesTheBubbleByV) {
   // (p-1)/(v m) of the ideal time. The last stage's final norm, logits and loss sit on the critical
   // path once per micro-batch in both schedules (about 0.5 % of the ideal time here), so the check is
   // on the ratio of the two bubbles, within 5 %.
-  const double interleaved = bubble_ratio(4, 16, "interleaved", 2), one_f_one_b = bubble_ratio(4, 16, "1f1b", 1);
-  expect_closed_form("interleaved bubble / 1F1B bubble = 1/v = 1/2", 0.5, interleaved / one_f_one_b, "", 0.05);
+  const double interleaved = bubble_ratio(4, 16, "interleaved", 2),
+               one_f_one_b = bubble_ratio(4, 16, "1f1b", 1);
+  expect_closed_form("interleaved bubble / 1F1B bubble = 1/v = 1/2", 0.5, interleaved / one_f_one_b, "",
+                     0.05);
   expect_closed_form("interleaved bubble / ideal = (p-1)/(v m) = 3/32", 3.0 / 32.0, interleaved, "", 0.06);
 }
 
@@ -91,7 +94,8 @@ TEST(TrainingMonotonic, MoreLanesNeverSlowAStep) {
                   "optimizer": "adamw", "parallel": {"dp": 2, "fsdp": "full_shard"}})"}) {
     double previous = 1e300;
     for (int width : {1, 4, 8, 16}) {
-      const Platform p(topology::testing::layout_from_text(rig_3090(2, width)), calibration::default_cost_model());
+      const Platform p(topology::testing::layout_from_text(rig_3090(2, width)),
+                       calibration::default_cost_model());
       const double t = step(p, scenario).step_time_s;
       EXPECT_LE(t, previous * (1 + 1e-9)) << "x" << width << " is slower than a narrower link";
       previous = t;
@@ -110,7 +114,8 @@ TEST(TrainingMonotonic, AFasterLinkNeverSlowsAStep) {
 
 /// Step time on 3 x RTX 3090 at each PCIe width (Gen4), for one scenario.
 double on_three(int width, const std::string& scenario) {
-  return step(Platform(topology::testing::layout_from_text(rig_3090(3, width)), calibration::default_cost_model()),
+  return step(Platform(topology::testing::layout_from_text(rig_3090(3, width)),
+                       calibration::default_cost_model()),
               scenario)
       .step_time_s;
 }
@@ -140,7 +145,8 @@ TEST(TrainingSeeds, TensorAndFsdpSufferMoreFromX4ThanDdp) {
   const std::string dp2 = R"({"model": "gpt2-355m", "global_batch": 8, "micro_batch": 4, "seq_len": 1024,
     "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 2}})";
   auto on_two = [](int width, const std::string& s) {
-    return step(Platform(topology::testing::layout_from_text(rig_3090(2, width)), calibration::default_cost_model()),
+    return step(Platform(topology::testing::layout_from_text(rig_3090(2, width)),
+                         calibration::default_cost_model()),
                 s)
         .step_time_s;
   };
@@ -152,10 +158,10 @@ TEST(TrainingSeeds, TensorAndFsdpSufferMoreFromX4ThanDdp) {
 TEST(TrainingSeeds, TwoCardsAtX8AreAlmostTwiceOne) {
   const std::string s = R"({"model": "gpt2-355m", "global_batch": 32, "micro_batch": 4, "seq_len": 1024,
     "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 2}})";
-  const auto one = step(Platform(topology::testing::layout_from_text(rig_3090(1, 16)),
-                                 calibration::default_cost_model()), s);
-  const auto two = step(Platform(topology::testing::layout_from_text(rig_3090(2, 8)),
-                                 calibration::default_cost_model()), s);
+  const auto one = step(
+      Platform(topology::testing::layout_from_text(rig_3090(1, 16)), calibration::default_cost_model()), s);
+  const auto two = step(
+      Platform(topology::testing::layout_from_text(rig_3090(2, 8)), calibration::default_cost_model()), s);
   EXPECT_GT(two.tokens_per_s / one.tokens_per_s, 1.8);
 }
 
@@ -165,10 +171,11 @@ TEST(TrainingSeeds, NvlinkBridgeBeatsPcieWithoutP2p) {
   // hidden behind backward: the case the claim is about.
   const std::string s = R"({"model": "gpt2-1.5b", "global_batch": 2, "micro_batch": 1, "seq_len": 512,
     "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 2}})";
-  const auto pcie = step(Platform(topology::testing::layout_from_text(rig_3090(2, 16)),
-                                  calibration::default_cost_model()), s);
-  const auto nvlink = step(Platform(topology::testing::layout_from_text(rig_3090(2, 16, true)),
-                                    calibration::default_cost_model()), s);
+  const auto pcie = step(
+      Platform(topology::testing::layout_from_text(rig_3090(2, 16)), calibration::default_cost_model()), s);
+  const auto nvlink = step(
+      Platform(topology::testing::layout_from_text(rig_3090(2, 16, true)), calibration::default_cost_model()),
+      s);
   EXPECT_LT(nvlink.step_time_s, 0.9 * pcie.step_time_s)
       << "NVLink " << nvlink.step_time_s << " s vs PCIe (SHM) " << pcie.step_time_s << " s";
 }
@@ -193,8 +200,10 @@ TEST(TrainingReport, MemoryIsReportedPerGpuAndTheBreakdownAddsUp) {
   ASSERT_EQ(r.memory.size(), 2u);
   ASSERT_EQ(r.breakdown.size(), 2u);
   for (const auto& b : r.breakdown) {
-    const double sum = b.compute_s + b.optimizer_s + b.offload_s + b.bubble_s + b.idle_s + b.exposed_comm_total();
-    EXPECT_NEAR(sum, r.step_time_s, r.step_time_s * 1e-6) << "rank " << b.rank << ": the terms cover the step";
+    const double sum =
+        b.compute_s + b.optimizer_s + b.offload_s + b.bubble_s + b.idle_s + b.exposed_comm_total();
+    EXPECT_NEAR(sum, r.step_time_s, r.step_time_s * 1e-6)
+        << "rank " << b.rank << ": the terms cover the step";
   }
   EXPECT_GT(r.tokens_per_s, 0);
   EXPECT_GT(r.mfu, 0);
@@ -219,7 +228,8 @@ TEST(TrainingReport, TensorParallelWaitsAreExposedTensorParallelCommunication) {
   // Megatron TP all-reduces block the next kernel on the compute stream: over PCIe without P2P (two
   // GeForce cards) the waits must be attributed to tensor-parallel communication, not to idling.
   const Platform p(topology::testing::layout_from_text(rig_3090(2, 8)), calibration::default_cost_model());
-  const TrainingResult r = step(p, R"({"model": "gpt2-355m", "global_batch": 8, "micro_batch": 4, "seq_len": 1024,
+  const TrainingResult r =
+      step(p, R"({"model": "gpt2-355m", "global_batch": 8, "micro_batch": 4, "seq_len": 1024,
     "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 1, "tp": 2}})");
   const auto& b = r.breakdown[0];
   ASSERT_EQ(b.exposed_comm_s.count("tensor-parallel"), 1u);
@@ -236,11 +246,13 @@ namespace {
 TEST(TrainingLayout, ALayoutMayStateItsPriceWithItsSource) {
   const std::string base = testing::rig_3090(2, 16);
   const auto priced = topology::testing::layout_from_text(
-      base.substr(0, base.size() - 1) + R"(, "price_usd": 1800, "price_source": "eBay listing, 2026-11-20"})");
+      base.substr(0, base.size() - 1) +
+      R"(, "price_usd": 1800, "price_source": "eBay listing, 2026-11-20"})");
   EXPECT_DOUBLE_EQ(priced.price_usd(), 1800);
   EXPECT_EQ(priced.price_source(), "eBay listing, 2026-11-20");
-  EXPECT_THROW(topology::testing::layout_from_text(base.substr(0, base.size() - 1) + R"(, "price_usd": 1800})"),
-               InputError);
+  EXPECT_THROW(
+      topology::testing::layout_from_text(base.substr(0, base.size() - 1) + R"(, "price_usd": 1800})"),
+      InputError);
   EXPECT_THROW(topology::testing::layout_from_text(base.substr(0, base.size() - 1) + R"(, "price_usd": -5})"),
                InputError);
 }
@@ -254,8 +266,10 @@ namespace rigsim::model {
 namespace {
 
 TEST(TrainingReport, TraceHasATrackPerRankAndStreamAndTheLinkCounters) {
-  const Platform p(topology::testing::layout_from_text(testing::rig_3090(2, 8)), calibration::default_cost_model());
-  const auto s = testing::scenario_of(R"({"model": "gpt2-124m", "global_batch": 4, "micro_batch": 2, "seq_len": 512,
+  const Platform p(topology::testing::layout_from_text(testing::rig_3090(2, 8)),
+                   calibration::default_cost_model());
+  const auto s =
+      testing::scenario_of(R"({"model": "gpt2-124m", "global_batch": 4, "micro_batch": 2, "seq_len": 512,
     "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 2}})");
   const ScenarioRun run = prepare_scenario(p, s, testing::model_named(s.model), false);
   TrainingOptions options;
@@ -291,8 +305,10 @@ TEST(TrainingOffload, HostOptimizerStepsShareTheSocketsMemory) {
   // Four ranks offload their optimizer to one socket: their steps stream sum(bytes) through its memory,
   // so together they take at least sum(bytes) / (DRAM bandwidth x memory_efficiency), and the ranks
   // wait for it as optimizer time, not as offload.
-  const Platform p(topology::testing::layout_from_text(testing::rig_3090(4, 16)), calibration::default_cost_model());
-  const auto s = testing::scenario_of(R"({"model": "gpt2-1.5b", "global_batch": 4, "micro_batch": 1, "seq_len": 512,
+  const Platform p(topology::testing::layout_from_text(testing::rig_3090(4, 16)),
+                   calibration::default_cost_model());
+  const auto s =
+      testing::scenario_of(R"({"model": "gpt2-1.5b", "global_batch": 4, "micro_batch": 1, "seq_len": 512,
     "dtype": "bf16", "optimizer": "adamw", "parallel": {"dp": 4, "zero": 3, "offload": {"optimizer": true}}})");
   const ScenarioRun run = prepare_scenario(p, s, testing::model_named(s.model), false);
   const workloads::Program program = workloads::build_program(run.scenario, run.model);
@@ -305,7 +321,7 @@ TEST(TrainingOffload, HostOptimizerStepsShareTheSocketsMemory) {
   const TrainingResult r = simulate_scenario(p, engine::run, run);
   const double optimizer = r.breakdown.front().optimizer_s;
   EXPECT_GE(optimizer, 0.99 * bytes / rate) << "expected at least sum(bytes)/(DRAM x eff) = " << bytes / rate
-                                             << " s of host optimizer, got " << optimizer << " s";
+                                            << " s of host optimizer, got " << optimizer << " s";
   EXPECT_LT(optimizer, 1.5 * bytes / rate);
 }
 
