@@ -169,6 +169,18 @@ const nlohmann::json* ObjectReader::optional_array(const std::string& key) {
 const nlohmann::json* ObjectReader::optional_object(const std::string& key) {
   return find(key, V::object, "an object");
 }
+std::vector<std::string> ObjectReader::string_list(const std::string& key, bool required) {
+  std::vector<std::string> out;
+  const nlohmann::json* arr = required ? &required_array(key) : optional_array(key);
+  if (arr == nullptr) return out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    if (!(*arr)[i].is_string())
+      throw InputError(file_, pointer_of(key) + "/" + std::to_string(i), "expected a string");
+    out.push_back((*arr)[i].get<std::string>());
+  }
+  return out;
+}
+
 ObjectReader ObjectReader::child(const std::string& key) {
   return ObjectReader(required_object(key), file_, pointer_of(key));
 }

@@ -49,6 +49,10 @@ class ObjectReader {
   const nlohmann::json* optional_array(const std::string& key);
   const nlohmann::json* optional_object(const std::string& key);
 
+  /// An array of strings at `key` (empty when absent and not `required`); a non-string element is an
+  /// error located at its index.
+  std::vector<std::string> string_list(const std::string& key, bool required = false);
+
   /// Reader for a nested object at `key` (required).
   ObjectReader child(const std::string& key);
   /// Reader for element `index` of an array value found at `key`.

@@ -1,9 +1,9 @@
 // run_training(): a workload Program as one task graph. Ops are emitted stream by stream in program
 // order (the engine runs each stream's tasks in index order), and a collective or pipeline message is
 // emitted once every member rank has reached it:
-//   member r:  ... -> arrive_r (zero-time task on r's stream) ----\
-//                                                                   join -> the NCCL plan's transfers -> end
-//   member r:  done_r (zero-time task on r's stream, after end) <---------------------------------------/
+//   member r:  ... -> arrive_r (a zero-time task on r's stream)
+//   all arrivals -> join -> the NCCL plan's transfers -> end
+//   member r:  done_r (a zero-time task on r's stream, after end) -> ...
 // so a member's stream is held from its arrival until the whole collective has finished, as a blocking
 // NCCL call on a CUDA stream is. The graph is topologically ordered by construction.
 #include "model/training.hpp"

@@ -150,31 +150,29 @@ void StepGraph::emit_cpu(int rank, std::size_t i) {
   // runs as a host memory copy of half of them (a copy reads and writes every byte) on the socket's
   // DRAM link, so the steps of all ranks on one socket share its bandwidth with each other and with the
   // offload copies, as they do on the machine. Alone it takes bytes / (DRAM bandwidth x
-  // memory_efficiency), calibration::host_kernel_time's figure.
-  const workloads::Op& op = program_.ranks[static_cast<std::size_t>(rank)].ops[i];
+  // memory_efficiency), calibration::host_kernel_time's figure. No cudaMemcpy launch: the CPU's own loop.
   const DeviceId socket = platform_.topology().socket_of(gpus_[static_cast<std::size_t>(rank)]);
-  Transfer t;
-  t.src = t.dst = socket;
-  t.bytes = Bytes{op.bytes / 2};
-  t.transport = Transport::HostCopy;
-  t.connected = true;  // no cudaMemcpy launch: the CPU's own loop
-  t.stream = stream_id(rank, op.stream);
-  t.after = deps(rank, op);
-  t.tag = op.name;
-  done_[static_cast<std::size_t>(rank)][i] =
-      static_cast<long>(add(std::move(t), {rank, op.stream, op.kind, op.purpose, op.name}));
+  emit_host_transfer(rank, i, socket, socket, program_.ranks[static_cast<std::size_t>(rank)].ops[i].bytes / 2,
+                     true);
 }
 
 void StepGraph::emit_copy(int rank, std::size_t i) {
   const workloads::Op& op = program_.ranks[static_cast<std::size_t>(rank)].ops[i];
   const DeviceId gpu = gpus_[static_cast<std::size_t>(rank)];
   const DeviceId socket = platform_.topology().socket_of(gpu);
-  Transfer t;
   const bool h2d = op.kind == OpKind::HostToDevice;
-  t.src = h2d ? socket : gpu;
-  t.dst = h2d ? gpu : socket;
-  t.bytes = Bytes{op.bytes};
+  emit_host_transfer(rank, i, h2d ? socket : gpu, h2d ? gpu : socket, op.bytes, false);
+}
+
+void StepGraph::emit_host_transfer(int rank, std::size_t i, DeviceId src, DeviceId dst, double bytes,
+                                   bool connected) {
+  const workloads::Op& op = program_.ranks[static_cast<std::size_t>(rank)].ops[i];
+  Transfer t;
+  t.src = src;
+  t.dst = dst;
+  t.bytes = Bytes{bytes};
   t.transport = Transport::HostCopy;
+  t.connected = connected;
   t.stream = stream_id(rank, op.stream);
   t.after = deps(rank, op);
   t.tag = op.name;

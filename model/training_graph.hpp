@@ -52,6 +52,9 @@ class StepGraph {
   void emit_kernel(int rank, std::size_t i);
   void emit_cpu(int rank, std::size_t i);
   void emit_copy(int rank, std::size_t i);
+  /// A host-memory transfer for op i of `rank` (an offload copy, or the host optimizer's memory stream).
+  void emit_host_transfer(int rank, std::size_t i, topology::DeviceId src, topology::DeviceId dst,
+                          double bytes, bool connected);
   void arrive(int rank, std::size_t i);
   void emit_collective(std::size_t c);
   void emit_message(std::size_t m);

@@ -8,18 +8,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> string_list(ObjectReader& r, const std::string& key, bool required) {
-  std::vector<std::string> out;
-  const json* arr = required ? &r.required_array(key) : r.optional_array(key);
-  if (arr == nullptr) return out;
-  for (std::size_t i = 0; i < arr->size(); ++i) {
-    if (!(*arr)[i].is_string())
-      throw InputError(r.file(), r.pointer_of(key) + "/" + std::to_string(i), "expected a string");
-    out.push_back((*arr)[i].get<std::string>());
-  }
-  return out;
-}
-
 int positive(ObjectReader& r, const std::string& key, int value, int min, int max) {
   if (value < min || value > max)
     r.fail(key, "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
@@ -162,7 +150,7 @@ void read_nvlink(ObjectReader& top, LayoutSpec& spec) {
   for_each_entry(top, "nvlinks", false, [&](ObjectReader& r) {
     NvLinkEntry e;
     e.where = r.pointer();
-    const auto gpus = string_list(r, "gpus", true);
+    const auto gpus = r.string_list("gpus", true);
     if (gpus.size() != 2)
       r.fail("gpus", "an NVLink joins exactly two GPUs, got " + std::to_string(gpus.size()));
     e.a = gpus[0];
@@ -177,7 +165,7 @@ void read_nvlink(ObjectReader& top, LayoutSpec& spec) {
     e.id = r.required_string("id");
     e.model = r.required_string("model");
     e.chips = positive(r, "chips", r.optional_int("chips").value_or(1), 1, 64);
-    e.gpus = string_list(r, "gpus", true);
+    e.gpus = r.string_list("gpus", true);
     e.links_per_gpu = positive(r, "links_per_gpu", r.optional_int("links_per_gpu").value_or(0), 0, 18);
     spec.nvswitches.push_back(e);
   });
@@ -192,7 +180,7 @@ LayoutSpec parse_layout(const json& doc, const std::string& file) {
   spec.file = file;
   spec.name = top.required_string("name");
   spec.description = top.optional_string("description").value_or("");
-  spec.notes = string_list(top, "notes", false);
+  spec.notes = top.string_list("notes");
   spec.psu_w = top.optional_number("psu_w").value_or(0);
   if (spec.psu_w < 0) top.fail("psu_w", "PSU capacity must not be negative");
   spec.price_usd = top.optional_number("price_usd").value_or(0);

@@ -97,7 +97,7 @@ ModelConfig parse_model(const nlohmann::json& doc, const std::string& file) {
   m.file = file;
   m.name = r.required_string("name");
   m.source = r.required_string("source");
-  m.notes = detail::string_list(r, "notes");
+  m.notes = r.string_list("notes");
   read_shape(r, m);
   read_style(r, m);
   read_moe(r, m);

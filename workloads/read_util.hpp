@@ -48,7 +48,4 @@ std::string enum_name(E value, const EnumTable<E>& table) {
 /// Checks min <= value <= max and returns value.
 int in_range(const ObjectReader& r, const std::string& key, int value, int min, int max);
 
-/// An optional array of strings; an element of another type is an error at its own pointer.
-std::vector<std::string> string_list(ObjectReader& r, const std::string& key);
-
 }  // namespace rigsim::workloads::detail

@@ -45,7 +45,7 @@ bool looks_like_path(const std::string& s) {
 }
 
 std::vector<std::string> read_gpus(ObjectReader& r) {
-  auto gpus = detail::string_list(r, "gpus");
+  auto gpus = r.string_list("gpus");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < gpus.size(); ++i)
     if (!seen.insert(gpus[i]).second)
@@ -60,7 +60,7 @@ Lora read_lora(ObjectReader r) {
   l.rank = in_range(r, "rank", r.required_int("rank"), 1, 65536);
   l.alpha = r.optional_number("alpha").value_or(2.0 * l.rank);
   l.qlora = r.optional_bool("qlora").value_or(false);
-  l.targets = detail::string_list(r, "targets");
+  l.targets = r.string_list("targets");
   if (!r.has("targets"))
     r.fail_here("missing required key \"targets\" (an array of q, k, v, o, gate, up, down)");
   if (l.targets.empty()) r.fail("targets", "LoRA needs at least one target module");
