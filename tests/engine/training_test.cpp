@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "tests/engine/training_fixture.hpp"
@@ -43,27 +41,27 @@ TEST(TrainingClosedForm, OneGpuHasNoCommunication) {
 }
 
 /// A model whose stages are identical: 8 equal layers and a vocabulary so small that the embedding and
-/// the logits are negligible, so pipeline closed forms for uniform stages apply.
-std::string uniform_model_file() {
-  const auto path = std::filesystem::temp_directory_path() / "rigsim-uniform-model.json";
-  std::ofstream(path) << R"({"name": "uniform-8", "source": "test model", "layers": 8, "hidden": 2048,
-    "heads": 16, "kv_heads": 16, "ffn": 8192, "gated_mlp": false, "vocab": 8, "tied_embeddings": true,
-    "norm": "layernorm", "position": "rotary"})";
-  return path.string();
+/// the logits are negligible, so pipeline closed forms for uniform stages apply. Built in memory: tests
+/// run in parallel processes, so no shared temporary file.
+workloads::ModelConfig uniform_model() {
+  return workloads::parse_model(parse_json_text(R"({"name": "uniform-8", "source": "test model", "layers": 8,
+    "hidden": 2048, "heads": 16, "kv_heads": 16, "ffn": 8192, "gated_mlp": false, "vocab": 8,
+    "tied_embeddings": true, "norm": "layernorm", "position": "rotary"})",
+                                                "uniform-8.json"),
+                                "uniform-8.json");
 }
 
 /// Bubble time over ideal time of pipeline stage 0: (step - its compute) / its compute.
 double bubble_ratio(int pp, int m, const std::string& schedule, int v) {
   const Platform p(topology::testing::layout_from_text(rig_3090(4, 16)), no_latency_cost_model());
-  const std::string s = R"({"model": ")" + uniform_model_file() + R"(", "global_batch": )" +
-                        std::to_string(m) +
+  const std::string s = R"({"model": "uniform-8", "global_batch": )" + std::to_string(m) +
                         R"(, "micro_batch": 1, "seq_len": 1024, "dtype": "bf16", "optimizer": "sgd",
     "parallel": {"dp": 1, "pp": )" +
                         std::to_string(pp) + R"(, "pp_schedule": ")" + schedule + R"(", "virtual_stages": )" +
                         std::to_string(v) + "}}";
   auto sc = scenario_of(s);
   sc.gpus = {"gpu0", "gpu1", "gpu2", "gpu3"};
-  const ScenarioRun run = prepare_scenario(p, sc, workloads::load_model(uniform_model_file()), false);
+  const ScenarioRun run = prepare_scenario(p, sc, uniform_model(), false);
   const TrainingResult r = simulate_scenario(p, free_comm, run);
   const auto& b = r.breakdown[0];
   return (r.step_time_s - b.compute_s - b.optimizer_s) / b.compute_s;
