@@ -14,6 +14,11 @@ using Action = std::function<int()>;
 /// so a failure never leaves a half-written output file.
 void emit(const std::string& text, const std::string& output_path);
 
+/// `-o,--output FILE`: where emit() writes.
+void add_output_option(CLI::App* cmd, std::string& path);
+/// `--cost-model FILE`: a calibration profile overriding the built-in cost model (read_cost_model).
+void add_cost_model_option(CLI::App* cmd, std::string& path);
+
 /// Loads a layout JSON or NCCL topology XML file (chosen by extension).
 struct LayoutArg {
   std::string path;

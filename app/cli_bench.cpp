@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "app/cli.hpp"
+#include "app/training_inputs.hpp"
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "common/suggest.hpp"
@@ -81,8 +82,7 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
 }
 
 int run(const BenchCli& o) {
-  const calibration::CostModel cost =
-      o.cost_model.empty() ? calibration::default_cost_model() : calibration::load_cost_model(o.cost_model);
+  const calibration::CostModel cost = read_cost_model(o.cost_model);
   const model::Platform platform(load_topology(o), cost);
   if (o.dump_platform) {
     emit(platform.dump(), o.output);
@@ -132,14 +132,12 @@ void add_bench(CLI::App& app, Action& action) {
   cmd->add_option("--proto", opt->proto,
                   "ring/chain protocol, like NCCL_PROTO: auto (NCCL's tuning model), LL, LL128, Simple")
       ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));
-  cmd->add_option("--cost-model", opt->cost_model,
-                  "Calibration profile JSON overriding the built-in cost model")
-      ->check(CLI::ExistingFile);
+  add_cost_model_option(cmd, opt->cost_model);
   cmd->add_flag("--dump-platform", opt->dump_platform,
                 "Print the flattened SimGrid platform (hosts, links, routes) and exit");
   cmd->add_flag("--json", opt->json,
                 "Print JSON: op, gpus, rows (size, time_us, algbw, busbw), avg_busbw, bottleneck");
-  cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
+  add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
 }
 

@@ -96,10 +96,8 @@ void add_compare(CLI::App& app, Action& action) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--gpu-model", opt->gpu_model, "Replace every GPU of each layout by this catalog model");
   cmd->add_flag("--json", opt->json, "Print JSON instead of text");
-  cmd->add_option("--cost-model", opt->cost_model,
-                  "Calibration profile JSON overriding the built-in cost model")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
+  add_cost_model_option(cmd, opt->cost_model);
+  add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
 }
 

@@ -1,5 +1,6 @@
 // `rigsim p2p LAYOUT`: p2pBandwidthLatencyTest and bandwidthTest on a simulated server.
 #include "app/cli.hpp"
+#include "app/training_inputs.hpp"
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "engine/executor.hpp"
@@ -30,8 +31,7 @@ Bytes parse_size(const std::string& text) {
 int run(const P2pOptions& o) {
   model::P2pBenchOptions bench;
   bench.size = parse_size(o.size);
-  const calibration::CostModel cost =
-      o.cost_model.empty() ? calibration::default_cost_model() : calibration::load_cost_model(o.cost_model);
+  const calibration::CostModel cost = read_cost_model(o.cost_model);
   const model::Platform platform(topology::read_layout(o.layout), cost);
   if (o.dump_platform) {
     emit(platform.dump(), o.output);
@@ -53,12 +53,10 @@ void add_p2p(CLI::App& app, Action& action) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", opt->json, "Print JSON instead of the CUDA samples' text");
   cmd->add_option("--size", opt->size, "Bytes per copy, e.g. 256MiB or 1e9 (default 256MiB)");
-  cmd->add_option("--cost-model", opt->cost_model,
-                  "Calibration profile JSON overriding the built-in cost model")
-      ->check(CLI::ExistingFile);
+  add_cost_model_option(cmd, opt->cost_model);
   cmd->add_flag("--dump-platform", opt->dump_platform,
                 "Print the simulated platform (hosts, links, routes) and exit");
-  cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
+  add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
 }
 

@@ -51,10 +51,8 @@ void add_run(CLI::App& app, Action& action) {
       "--scale-dp", opt->scale_dp,
       "Use every GPU of the layout: dp = GPUs / (tp x pp), as compare does (always on for the default)");
   cmd->add_option("--trace", opt->trace, "Write a Chrome/Perfetto trace of the step to this file");
-  cmd->add_option("--cost-model", opt->cost_model,
-                  "Calibration profile JSON overriding the built-in cost model")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
+  add_cost_model_option(cmd, opt->cost_model);
+  add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
 }
 

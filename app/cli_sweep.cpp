@@ -59,10 +59,8 @@ void add_sweep(CLI::App& app, Action& action) {
   cmd->add_option("--shard", opt->shard,
                   "Run slice K of N of the plan list (plans i with i % N = K-1), e.g. 2/8");
   cmd->add_flag("--json", opt->json, "Print every plan's row as JSON (what sweep-merge reads)");
-  cmd->add_option("--cost-model", opt->cost_model,
-                  "Calibration profile JSON overriding the built-in cost model")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
+  add_cost_model_option(cmd, opt->cost_model);
+  add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
 }
 
@@ -76,7 +74,7 @@ void add_sweep_merge(CLI::App& app, Action& action) {
   cmd->add_option("--top", opt->top, "Rows of the table (default 10)")->check(CLI::Range(1, 1000000));
   cmd->add_flag("--json", opt->json,
                 "Print the merged sweep as JSON (as sweep --json prints the whole sweep)");
-  cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
+  add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return merge(*opt); }; });
 }
 

@@ -2,9 +2,9 @@
 #include <map>
 
 #include "app/cli.hpp"
-#include "topology/read_layout.hpp"
-#include "topology/nccl_xml.hpp"
 #include "report/topo.hpp"
+#include "topology/nccl_xml.hpp"
+#include "topology/read_layout.hpp"
 
 namespace rigsim::app {
 
@@ -25,7 +25,7 @@ void add_topo(CLI::App& app, Action& action) {
   cmd->add_option("--p2p-level", opt->p2p_level, "Like NCCL_P2P_LEVEL: highest path class that uses P2P")
       ->check(CLI::IsMember({"LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS"}));
   cmd->add_flag("--p2p-disable", opt->p2p_disable, "Like NCCL_P2P_DISABLE=1");
-  cmd->add_option("-o,--output", opt->output, "Write to this file instead of stdout");
+  add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] {
     action = [opt] {
       const topology::Topology topo = topology::read_layout(opt->layout);

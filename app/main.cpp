@@ -30,6 +30,15 @@ void emit(const std::string& text, const std::string& output_path) {
   std::filesystem::rename(tmp, output_path);
 }
 
+void add_output_option(CLI::App* cmd, std::string& path) {
+  cmd->add_option("-o,--output", path, "Write to this file instead of stdout");
+}
+
+void add_cost_model_option(CLI::App* cmd, std::string& path) {
+  cmd->add_option("--cost-model", path, "Calibration profile JSON overriding the built-in cost model")
+      ->check(CLI::ExistingFile);
+}
+
 }  // namespace rigsim::app
 
 int main(int argc, char** argv) {

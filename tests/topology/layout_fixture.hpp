@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/input.hpp"
+#include "tests/common/input_error.hpp"
 #include "topology/build.hpp"
 #include "topology/layout_json.hpp"
 
@@ -18,16 +19,7 @@ inline Topology layout_from_text(const std::string& json_text) {
   return build_topology(spec_from_text(json_text));
 }
 
-/// Runs `f` and returns the InputError's location and message ("" when nothing was thrown).
-template <typename F>
-std::pair<std::string, std::string> input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return {e.location(), e.what()};
-  }
-  return {"", ""};
-}
+using rigsim::testing::input_error_of;
 
 /// Two sockets of Xeon E5 v4; each socket has one host bridge with two PEX 8747 switches holding
 /// two GPUs each (the SYS-4027GR/X9DRG pattern); a NIC in an x8 slot on socket 0.

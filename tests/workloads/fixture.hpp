@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/input.hpp"
+#include "tests/common/input_error.hpp"
 #include "workloads/model.hpp"
 
 namespace rigsim::workloads::testing {
@@ -21,16 +22,7 @@ inline ModelConfig model_from_text(const std::string& text) {
   return parse_model(parse_json_text(text, "model.json"), "model.json");
 }
 
-/// Runs `f` and returns the InputError's location and message ("" when nothing was thrown).
-template <typename F>
-std::pair<std::string, std::string> input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return {e.location(), e.what()};
-  }
-  return {"", ""};
-}
+using rigsim::testing::input_error_of;
 
 /// Relative difference |got - want| / want.
 inline double rel_diff(double got, double want) {
