@@ -28,6 +28,9 @@ constexpr FactorKey kFactors[] = {
     {"pcie_efficiency", &CostModel::pcie_efficiency},
     {"nvlink_efficiency", &CostModel::nvlink_efficiency},
     {"inter_socket_efficiency", &CostModel::inter_socket_efficiency},
+    {"qpi_efficiency", &CostModel::qpi_efficiency},
+    {"upi_efficiency", &CostModel::upi_efficiency},
+    {"xgmi_efficiency", &CostModel::xgmi_efficiency},
     {"chipset_efficiency", &CostModel::chipset_efficiency},
     {"memory_efficiency", &CostModel::memory_efficiency},
     {"network_efficiency", &CostModel::network_efficiency},
@@ -53,7 +56,36 @@ constexpr ArchRatesKey kArchRates[] = {
     {"nccl_channel_max_bw_gbs", &CostModel::nccl_channel_max_bw_gbs},
 };
 
+/// Factors that are overrides: 0 (the default) means "not set", and to_json leaves them out.
+bool is_override(const char* key) {
+  const std::string k = key;
+  return k == "nvlink_efficiency" || k == "inter_socket_efficiency";
+}
+
+/// A per-NVLink-generation row of factors (JSON: an array of 5 numbers in (0, 1]) and its member.
+struct GenFactorsKey {
+  const char* key;
+  std::array<double, 5> CostModel::*field;
+};
+
+constexpr GenFactorsKey kGenFactors[] = {
+    {"nvlink_sxm_efficiency", &CostModel::nvlink_sxm_efficiency},
+    {"nvlink_bridge_efficiency", &CostModel::nvlink_bridge_efficiency},
+};
+
+/// A size (JSON: a string such as "1MiB") and the CostModel member it sets.
+struct SizeKey {
+  const char* key;
+  Bytes CostModel::*field;
+};
+
+constexpr SizeKey kSizes[] = {
+    {"staging_chunk_legacy", &CostModel::staging_chunk_legacy},
+    {"staging_chunk", &CostModel::staging_chunk},
+};
+
 constexpr DurationKey kDurations[] = {
+    {"staging_sync_latency", &CostModel::staging_sync_latency},
     {"pcie_hop_latency", &CostModel::pcie_hop_latency},
     {"switch_latency", &CostModel::switch_latency},
     {"nvlink_hop_latency", &CostModel::nvlink_hop_latency},
@@ -82,13 +114,6 @@ void set_bandwidth_defaults(CostModel& m) {
   // (31.5 GB/s) 26.8/26.3 (RTX 6000 Ada), 25.13 (A100 nvbandwidth), 26.09 (DGX A100); P2P 26.33 (RTX
   // 6000 Ada) and 27.12 (3090 pair, dev-cases). [D] mean of these ten ratios = 0.82.
   m.pcie_efficiency = 0.82;
-  // NCCL maintainer: "Each NVLink has a line rate of 25GB/s ... ~20GB/s effective" (§2.5,
-  // NVIDIA/nccl-tests#149): 20/25 = 0.8. Copy-engine copies reach 0.88-0.90 (A100 p2pBandwidthLatencyTest
-  // 270 of 300 GB/s); NCCL's figure is kept because collectives are what rigsim mostly runs.
-  m.nvlink_efficiency = 0.8;
-  // The topology's inter-socket rate is already NCCL's effective figure for GPU traffic (BDW_QPI 6,
-  // SKL_QPI 10, AMD 16 GB/s; nccl.md §d.2), so nothing more is taken off.
-  m.inter_socket_efficiency = 1.0;
   // DMI and chipset uplinks are PCIe links electrically (§4.2); no separate measurement: as PCIe.
   m.chipset_efficiency = 0.82;
   // EPYC Rome/Milan 8 x DDR4-3200: 171.5 GB/s measured of 204.8 theoretical (§2.8): [D] 0.837.
@@ -109,6 +134,64 @@ void set_bandwidth_defaults(CostModel& m) {
   // most pcie_duplex_efficiency x 2 x wire; one direction alone (pcie_efficiency 0.82 < 2 x 0.57) is
   // unaffected.
   m.pcie_duplex_efficiency = 0.57;
+}
+
+void set_link_generation_defaults(CostModel& m) {
+  // NVLink payload / wire per generation (rows NVLink 1..5). The NCCL maintainer: "Each NVLink has a
+  // line rate of 25GB/s (in each direction) which converts to ~20GB/s effective bandwidth with a 128B
+  // payload size" (NVIDIA/nccl-tests#149; A100 SXM4 all_reduce reaches ~230 of 300 GB/s): 0.8 for the
+  // 25 GB/s-per-link generations NVLink 2-4 on SXM boards. NCCL's per-architecture constants, set from
+  // its own measurements (nccl-topo §2.4: SM60 18.0 of NVLink1's 20, SM90 20.6 of 25, SM100 40.1 of
+  // NVLink5's 50 GB/s): [D] 0.90, 0.824, 0.802.
+  m.nvlink_sxm_efficiency = {0.90, 0.80, 0.80, 0.824, 0.802};
+  // Bridged PCIe cards. GA102 (RTX 3090, A5000/A6000, A40) has four x4 links of 14.0625 GB/s; NCCL
+  // plans SM86_NVLINK_BW 12.0 per link (nccl-topo §2.4): [D] 12.0 / 14.0625 = 0.853, above the SXM
+  // figure. NVLink 2 bridges (TU102, 25 GB/s x8 links) and NVLink 4 bridges (H100 PCIe / NVL) have no
+  // published per-link figure of their own: as the SXM row of their generation [R]. NVLink 1 and 5 have
+  // no bridge: the SXM figures, never used.
+  m.nvlink_bridge_efficiency = {0.90, 0.80, 0.853, 0.824, 0.802};
+  // Socket links carry their wire rate (links x per-link rate, CpuSpec) times a payload efficiency; NCCL's
+  // much lower planning figures (BDW_QPI 6, SKL_QPI 10, SRP 22, AMD 16 GB/s; nccl.md §d.2) stay NCCL's
+  // and only steer its decisions (CpuSpec::inter_socket_effective_gbs). UPI: John McCalpin (TACC) on a
+  // 2-socket Xeon Platinum 8160, two UPI links at 10.4 GT/s (2 x 20.8 = 41.6 GB/s per direction):
+  // "Remote Bandwidth for Reads (one-direction at a time) ~34 GB/s" (stackoverflow answer on NUMA
+  // bandwidth, copy at boohere.com/id/detail/201966.html): [D] 34 / 41.6 = 0.82.
+  m.upi_efficiency = 0.82;
+  // QPI (Xeon E5 v1-v4): GPU DMA across it is far below its wire. A Tesla P100 on a 6-core-per-socket
+  // Xeon E5 (topo SOC), bandwidthTest with the process and its pinned memory on the far socket
+  // (numactl -m1 -N1): H2D 3783.4 MB/s, D2H 2539.2 MB/s, against 12150.7 / 12890.6 MB/s near
+  // (mpicbg-scicomp/gearshifft#82). Two QPI links of 8.0-9.6 GT/s carry 32-38.4 GB/s per direction:
+  // [D] 3.78 / 38.4 = 0.098 to 3.78 / 32 = 0.118; the H2D figure at the faster link: 0.10. (NCCL's
+  // BDW_QPI 6 GB/s planning figure sits between this and the wire.)
+  m.qpi_efficiency = 0.10;
+  // xGMI: no socket-link figure of its own. Lenovo LP1852 (Genoa): four links' 512 GB/s "more than
+  // matches" one socket's 460.8 GB/s of DRAM, "remote memory access can flow nearly at maximum
+  // bandwidth"; GPU copies across dual-EPYC sockets run far above NCCL's 16 GB/s (RTX PRO 6000 Gen5
+  // P2P across NUMA 39-51 GB/s per pair on dual Genoa / Turin; voipmonitor/rtx6kpro
+  // hardware/pcie-bandwidth.md), i.e. one copy never fills the link: as UPI [R].
+  m.xgmi_efficiency = 0.82;
+}
+
+void set_staging_defaults(CostModel& m) {
+  // cudaMemcpyPeer without peer access: the driver moves the bytes in chunks through pinned host
+  // buffers, the D2H of chunk k+1 overlapping the H2D of chunk k, and the host waits for each chunk's
+  // D2H before queueing its H2D. A zero-byte staged copy is that hand-off plus the launch of two host
+  // copies (host_copy_latency, 6 us): the P2P=Disabled latency matrices read 10.3-15.2 us (data/p2p:
+  // RTX 6000 Ada 10.3-14.2, RTX 5090 12.8, RTX 2080 Ti 13.6-14.8; 3090 rigs 14.3, 15.2) [D] 12 - 6 = 6 us.
+  m.staging_sync_latency = microseconds(6.0);
+  // The chunk of the pipelined path (SM >= 8.9: Ada, Hopper, Blackwell) is the one unknown: a lone large
+  // copy reaches leg / (1 + t_sync x leg / chunk), so each published P2P=Disabled run, with the legs
+  // rigsim computes for its layout, gives chunk = t_sync x leg / (leg / measured - 1). Runs outside the
+  // dev cases only: RTX 6000 Ada, Genoa, Gen4, 22.2 of 25.8 GB/s (stelline) -> 0.95 MB; 6 GPUs at Gen4
+  // (RTX 4090 inferred from the 911-922 GB/s diagonal [R]), 22.2 of 25.8 (NVIDIA/nccl#814) -> 0.95 MB;
+  // RTX 5090 Gen5, Genoa, 38.6 of 51.7 (nccl-tests#287) -> 0.92 MB; 8x H100 SXM Gen5 37.0 of 51.7
+  // (NVIDIA/nccl#1264) -> 0.78 MB: [D] geometric mean 0.90 MB.
+  // Turing / Ampere and older (SM < 8.9): 0 = no pipelining, the whole copy staged once
+  // (store-and-forward, about half a leg: the rule rigsim had, which matches old drivers on Gen3 —
+  // issue 9, DECISIONS "staged copies"). No chunk is fitted for this path: the published Turing/Ampere
+  // P2P=Disabled runs known to the project are dev cases, which must stay independent checks.
+  m.staging_chunk_legacy = Bytes{0};
+  m.staging_chunk = Bytes{0.90e6};
 }
 
 void set_latency_defaults(CostModel& m) {
@@ -219,6 +302,34 @@ std::string format_us(Seconds s) {
   return buf;
 }
 
+Bytes read_size(ObjectReader& r, const char* key, Bytes value) {
+  const auto text = r.optional_string(key);
+  if (!text) return value;
+  Bytes b;
+  try {
+    b = parse_bytes(*text);
+  } catch (const std::invalid_argument& e) {
+    r.fail(key, e.what());
+  }
+  // 0 means "no pipelining" (the whole copy is one chunk); anything else is a real chunk size.
+  if (!(b.value == 0.0 || b.value >= 1.0) || !std::isfinite(b.value))
+    r.fail(key, "expected 0 (no pipelining) or a size of at least 1 byte");
+  return b;
+}
+
+std::array<double, 5> read_gen_factors(ObjectReader& r, const char* key, std::array<double, 5> value) {
+  const nlohmann::json* a = r.optional_array(key);
+  if (!a) return value;
+  if (a->size() != 5) r.fail(key, "expected 5 factors in (0, 1], one per NVLink generation 1-5");
+  for (std::size_t i = 0; i < 5; ++i) {
+    const auto& f = (*a)[i];
+    if (!f.is_number() || !(f.get<double>() > 0 && f.get<double>() <= 1))
+      r.fail(key, "expected factors in (0, 1], element " + std::to_string(i) + " is not");
+    value[i] = f.get<double>();
+  }
+  return value;
+}
+
 std::array<double, 4> read_rates(ObjectReader& r, const char* key, std::array<double, 4> value) {
   const nlohmann::json* a = r.optional_array(key);
   if (!a) return value;
@@ -252,9 +363,39 @@ std::array<std::array<double, 3>, 4> read_ll_table(ObjectReader& r,
 
 }  // namespace
 
+double nvlink_efficiency_of(const CostModel& m, int gen, bool bridge) {
+  if (m.nvlink_efficiency > 0) return m.nvlink_efficiency;
+  if (gen < 1 || gen > 5) throw std::out_of_range("NVLink generation " + std::to_string(gen) + " is not 1-5");
+  const auto& row = bridge ? m.nvlink_bridge_efficiency : m.nvlink_sxm_efficiency;
+  return row[static_cast<std::size_t>(gen - 1)];
+}
+
+double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind k) {
+  if (k == topology::InterSocketKind::None)
+    throw std::invalid_argument("a single-socket part has no socket-to-socket link");
+  if (m.inter_socket_efficiency > 0) return m.inter_socket_efficiency;
+  switch (k) {
+    case topology::InterSocketKind::Qpi:
+      return m.qpi_efficiency;
+    case topology::InterSocketKind::Upi:
+      return m.upi_efficiency;
+    case topology::InterSocketKind::Xgmi:
+      return m.xgmi_efficiency;
+    case topology::InterSocketKind::None:
+      break;
+  }
+  throw std::invalid_argument("a single-socket part has no socket-to-socket link");
+}
+
+Bytes staging_chunk_of(const CostModel& m, int sm) {
+  return sm < 89 ? m.staging_chunk_legacy : m.staging_chunk;
+}
+
 CostModel default_cost_model() {
   CostModel m;
   set_bandwidth_defaults(m);
+  set_link_generation_defaults(m);
+  set_staging_defaults(m);
   set_latency_defaults(m);
   set_nccl_defaults(m);
   set_compute_defaults(m);
@@ -268,6 +409,8 @@ CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::
   for (const auto& f : kFactors) base.*f.field = read_factor(r, f.key, base.*f.field);
   for (const auto& d : kDurations) base.*d.field = read_duration(r, d.key, base.*d.field);
   for (const auto& a : kArchRates) base.*a.field = read_rates(r, a.key, base.*a.field);
+  for (const auto& g : kGenFactors) base.*g.field = read_gen_factors(r, g.key, base.*g.field);
+  for (const auto& z : kSizes) base.*z.field = read_size(r, z.key, base.*z.field);
   base.nccl_ll_max_bw_gbs = read_ll_table(r, base.nccl_ll_max_bw_gbs);
   const auto source = r.optional_string("source");
   r.finish();
@@ -281,9 +424,13 @@ CostModel load_cost_model(const std::string& path) {
 
 nlohmann::json to_json(const CostModel& m) {
   nlohmann::json out = nlohmann::json::object();
-  for (const auto& f : kFactors) out[f.key] = m.*f.field;
+  for (const auto& f : kFactors)
+    if (!is_override(f.key) || m.*f.field > 0) out[f.key] = m.*f.field;
   for (const auto& d : kDurations) out[d.key] = format_us(m.*d.field);
   for (const auto& a : kArchRates) out[a.key] = m.*a.field;
+  for (const auto& g : kGenFactors) out[g.key] = m.*g.field;
+  for (const auto& z : kSizes)
+    out[z.key] = std::to_string(static_cast<long long>(std::llround((m.*z.field).value))) + "B";
   out["nccl_ll_max_bw_gbs"] = m.nccl_ll_max_bw_gbs;
   out["source"] = m.source;
   return out;

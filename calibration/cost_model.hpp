@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/units.hpp"
+#include "topology/catalog.hpp"
 #include "topology/topology.hpp"
 
 namespace rigsim::calibration {
@@ -15,13 +16,25 @@ namespace rigsim::calibration {
 struct CostModel {
   // --- bandwidth efficiency: achievable / wire rate, per link class (0..1] ---
   double pcie_efficiency = 0;          // large DMA copies over PCIe
-  double nvlink_efficiency = 0;        // NVLink payload efficiency
-  double inter_socket_efficiency = 0;  // applied to the topology's effective inter-socket rate
+  double nvlink_efficiency = 0;        // 0: per generation and form (below); > 0: every NVLink (profiles)
+  double inter_socket_efficiency = 0;  // 0: per link kind (below); > 0: every socket link (profiles)
+  double qpi_efficiency = 0;           // Intel QPI socket link: payload / wire (links x per-link rate)
+  double upi_efficiency = 0;           // Intel UPI socket link: payload / wire
+  double xgmi_efficiency = 0;          // AMD xGMI socket link: payload / wire
   double chipset_efficiency = 0;       // DMI / chipset uplink
   double memory_efficiency = 0;        // host DRAM achievable / theoretical
   double network_efficiency = 0;       // NIC line rate -> payload
   double gpu_memory_efficiency = 0;    // device-local copy: achieved / catalog memory bandwidth
   double pcie_duplex_efficiency = 0;   // PCIe link carrying host DMA both ways: total / (2 x wire rate)
+  // NVLink payload / wire per NVLink generation (index 0 = NVLink 1 ... 4 = NVLink 5), for GPUs on an
+  // SXM board (mesh or NVSwitch) and for PCIe cards joined by a bridge; replaces one nvlink_efficiency.
+  std::array<double, 5> nvlink_sxm_efficiency{};
+  std::array<double, 5> nvlink_bridge_efficiency{};
+
+  // --- the driver's host staging of a copy between GPUs without peer access (cudaMemcpyPeer) ---
+  Seconds staging_sync_latency;  // per chunk: the host waits for the D2H of a chunk before its H2D
+  Bytes staging_chunk_legacy;    // staging chunk of the driver's copy path for Ampere and older GPUs
+  Bytes staging_chunk;           // the same for Ada, Hopper, Blackwell and newer (SM 8.9 and up)
 
   // --- compute: achieved / catalog peak, used by calibration/compute (0..1] ---
   double gemm_efficiency = 0;               // cuBLAS, large GEMM, at its running clock, before tiles/k
@@ -66,6 +79,17 @@ struct CostModel {
 
   std::string source;  // "built-in defaults" or the profile file
 };
+
+/// Payload / wire of an NVLink of generation `gen` (1-5) on an SXM board or a bridge: the profile's
+/// nvlink_efficiency when it sets one, else the per-generation table. Throws std::out_of_range for a
+/// generation outside 1..5.
+double nvlink_efficiency_of(const CostModel& m, int gen, bool bridge);
+/// Payload / wire of a socket-to-socket link of kind `k`: inter_socket_efficiency when a profile sets
+/// it, else qpi_ / upi_ / xgmi_efficiency. Throws std::invalid_argument for InterSocketKind::None.
+double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind k);
+/// The driver's staging chunk for a copy between GPUs of compute capability `sm` (the older GPU's,
+/// e.g. 86 for SM 8.6): staging_chunk_legacy below SM 8.9, else staging_chunk.
+Bytes staging_chunk_of(const CostModel& m, int sm);
 
 /// Built-in defaults, each with its source in cost_model.cpp.
 CostModel default_cost_model();

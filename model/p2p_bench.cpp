@@ -1,13 +1,13 @@
 // run_p2p_bench(): plans every copy of p2pBandwidthLatencyTest and bandwidthTest as phases of one
 // transfer DAG (each phase starts when the previous one has finished), runs it once, and reads the
 // bandwidths and latencies off the timings. Copies without peer access are the driver's staged
-// cudaMemcpyPeer (D2H, then H2D), not NCCL's pipelined SHM transport.
+// cudaMemcpyPeer (a chunked D2H / H2D pipeline, append_copy), not NCCL's SHM transport.
 #include "model/p2p_bench.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
-
 
 namespace rigsim::model {
 namespace {
@@ -56,19 +56,43 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
   return x;
 }
 
+/// Time the driver's staging adds to the two legs' flows (DESIGN rule 4, fidelity rule 2): the first
+/// chunk fills the pipeline before the second leg starts (min(c, S) / B), and the host waits once per
+/// chunk for its D2H before queueing its H2D (n x staging_sync_latency, n = max(1, ceil(S / c))).
+/// B is the slower leg alone; chunk c by the older GPU's architecture (CostModel::staging_chunk_of).
+Seconds staging_overhead(const Platform& p, DeviceId src, DeviceId dst, DeviceId staging, Bytes bytes) {
+  const auto& c = p.cost_model();
+  const auto& topo = p.topology();
+  const int sm = std::min(topo.device(src).gpu->sm, topo.device(dst).gpu->sm);
+  // A chunk of 0 is the legacy path: no pipelining, the whole copy is one chunk (store-and-forward).
+  const double set = calibration::staging_chunk_of(c, sm).value;
+  const double chunk = set > 0 ? set : std::max(bytes.value, 1.0);
+  const double leg = std::min(p.route(src, staging, Transport::HostCopy).bottleneck.value,
+                              p.route(staging, dst, Transport::HostCopy).bottleneck.value);
+  const double chunks = std::max(1.0, std::ceil(bytes.value / chunk));
+  const double fill = leg > 0 ? std::min(chunk, bytes.value) / leg : 0.0;
+  return Seconds{fill + chunks * c.staging_sync_latency.value};
+}
+
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
 /// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
-/// host buffers of the sender's socket as store-and-forward, a D2H and then an H2D that do not overlap
-/// (published P2P=Disabled runs sit at 0.42-0.5 of one leg), so two dependent host copies.
-void append_copy(std::vector<Transfer>& phase, DeviceId src, DeviceId dst, DeviceId staging, Bytes bytes,
-                 bool peer, const std::string& tag) {
+/// pinned host buffers of the sender's socket in chunks, the D2H of one chunk overlapping the H2D of the
+/// one before: both legs run at once as two host copies of all the bytes (so they share every link and
+/// the socket's memory with whatever else runs, e.g. the other direction of a bidirectional test), after
+/// a wait for the pipeline's fill and per-chunk hand-offs (staging_overhead).
+void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst,
+                 DeviceId staging, Bytes bytes, bool peer, const std::string& tag) {
   if (peer) {
     phase.push_back(copy(src, dst, bytes, Transport::P2p, tag));
     return;
   }
-  phase.push_back(copy(src, staging, bytes, Transport::HostCopy, tag + " d2h"));
+  const std::size_t wait = phase.size();
+  phase.push_back(compute_task(src, staging_overhead(p, src, dst, staging, bytes), -1, {}, tag + " staging"));
+  Transfer d2h = copy(src, staging, bytes, Transport::HostCopy, tag + " d2h");
+  d2h.after = {wait};
+  phase.push_back(std::move(d2h));
   Transfer h2d = copy(staging, dst, bytes, Transport::HostCopy, tag + " h2d");
-  h2d.after = {phase.size() - 1};
+  h2d.after = {wait};
   phase.push_back(std::move(h2d));
 }
 
@@ -111,22 +135,22 @@ void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
   const double s = size_.value;
   auto one = [&](std::size_t i, std::size_t j, Bytes bytes, const std::string& tag) {
     std::vector<Transfer> phase;
-    append_copy(phase, gpu(i), gpu(j), socket(i), bytes, peer(i, j, p2p_on), tag);
+    append_copy(phase, p_, gpu(i), gpu(j), socket(i), bytes, peer(i, j, p2p_on), tag);
     return phase;
   };
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
-      readings_.push_back({plan_.add(one(i, j, size_, "uni")),
-                           [&uni, i, j, s](const RunResult& r, const auto& ids) {
-                             uni[i][j] = gbps(s, phase_seconds(r, ids));
-                           }});
+      readings_.push_back(
+          {plan_.add(one(i, j, size_, "uni")), [&uni, i, j, s](const RunResult& r, const auto& ids) {
+             uni[i][j] = gbps(s, phase_seconds(r, ids));
+           }});
       readings_.push_back(
           {plan_.add(one(i, j, Bytes{0}, "latency")),
            [&lat, i, j](const RunResult& r, const auto& ids) { lat[i][j] = phase_seconds(r, ids) * 1e6; }});
       if (j < i) continue;
       std::vector<Transfer> both = one(i, j, size_, "bi");
-      append_copy(both, gpu(j), gpu(i), socket(j), size_, peer(j, i, p2p_on), "bi");
+      append_copy(both, p_, gpu(j), gpu(i), socket(j), size_, peer(j, i, p2p_on), "bi");
       readings_.push_back({plan_.add(std::move(both)), [&bi, i, j, s](const RunResult& r, const auto& ids) {
                              bi[i][j] = bi[j][i] = gbps(2 * s, phase_seconds(r, ids));
                            }});
@@ -200,7 +224,8 @@ void fill_diagonals(const Platform& p, P2pBenchResult& out) {
 
 }  // namespace
 
-P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute, const P2pBenchOptions& options) {
+P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute,
+                             const P2pBenchOptions& options) {
   if (!(options.size.value > 0 && options.size.value <= 1099511627776.0))
     throw std::invalid_argument("copy size must be between 1 byte and 2^40 bytes");
   P2pBenchResult out;

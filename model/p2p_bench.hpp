@@ -1,7 +1,11 @@
 // p2pBandwidthLatencyTest and bandwidthTest on a simulated server (`rigsim p2p`).
 //
 // What each figure means, as in the CUDA samples:
-// - P2P=Disabled: the copy is staged through host memory (Transport::Shm).
+// - P2P=Disabled: cudaMemcpyPeer stages the copy through pinned memory of the sender's socket in
+//   chunks c (CostModel::staging_chunk_of: by GPU architecture): the two legs (D2H, H2D) run at
+//   once after a wait of min(c, S) / leg + max(1, ceil(S / c)) x staging_sync_latency, so a lone copy
+//   of S bytes takes about (n + 1) c / B + n t_sync with n = S / c, and both directions at once share
+//   the links' duplex budget and the sockets' memory.
 // - P2P=Enabled: what the driver would actually do: a direct copy (NVLink when present) when
 //   cudaDeviceCanAccessPeer would say yes (topology::hardware_p2p), else still staged.
 // - Unidirectional: one copy alone, bytes / time. Bidirectional: both directions at once, the sum.
@@ -38,6 +42,7 @@ struct P2pBenchResult {
 };
 
 /// Runs every measurement; throws std::invalid_argument for a size that is not positive or above 2^40.
-P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute, const P2pBenchOptions& options = {});
+P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute,
+                             const P2pBenchOptions& options = {});
 
 }  // namespace rigsim::model

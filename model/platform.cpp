@@ -25,17 +25,23 @@ std::string fmt(const char* format, double a, double b = 0) {
   return buf;
 }
 
-double efficiency_of(const calibration::CostModel& c, LinkKind k) {
-  switch (k) {
+/// Payload / wire of a Topology link: per link class, per NVLink generation and form (SXM board or
+/// bridge), per socket-link kind (QPI / UPI / xGMI).
+double efficiency_of(const topology::Topology& t, const calibration::CostModel& c, const Link& l) {
+  if (l.declared_effective) return 1.0;  // a layout's measured effective rate
+  switch (l.kind) {
     case LinkKind::Pcie:
     case LinkKind::Internal:
       return c.pcie_efficiency;
     case LinkKind::ChipsetUplink:
       return c.chipset_efficiency;
     case LinkKind::InterSocket:
-      return c.inter_socket_efficiency;
-    case LinkKind::NvLink:
-      return c.nvlink_efficiency;
+      return calibration::inter_socket_efficiency_of(c, t.device(l.up).cpu->inter_socket);
+    case LinkKind::NvLink: {
+      const Device& a = t.device(l.up);  // a GPU (bridge, mesh, or the GPU end of an NVSwitch link)
+      const bool bridge = a.gpu != nullptr && a.gpu->nvlink_bridge;
+      return calibration::nvlink_efficiency_of(c, l.gen, bridge);
+    }
     case LinkKind::Network:
       return c.network_efficiency;
   }
@@ -74,7 +80,7 @@ Seconds link_latency(const topology::Topology& t, const calibration::CostModel& 
   return {s};
 }
 
-std::string describe(const Link& l, double eff) {
+std::string describe(const topology::Topology& t, const Link& l, double eff) {
   const std::string wire = fmt("wire %.2f GB/s x %.2f", l.bandwidth.gb_per_s(), eff);
   switch (l.kind) {
     case LinkKind::Pcie:
@@ -84,9 +90,12 @@ std::string describe(const Link& l, double eff) {
     case LinkKind::ChipsetUplink:
       return "chipset uplink, " + wire;
     case LinkKind::InterSocket:
-      return "inter-socket (NCCL effective rate), " + wire;
+      return std::string(topology::to_string(t.device(l.up).cpu->inter_socket)) + " x" +
+             std::to_string(l.width) + ", " + wire +
+             fmt("; NCCL plans with %.0f GB/s", t.device(l.up).cpu->inter_socket_effective_gbs);
     case LinkKind::NvLink:
-      return "NVLink gen" + std::to_string(l.gen) + " x" + std::to_string(l.width) + ", " + wire;
+      return "NVLink gen" + std::to_string(l.gen) + " x" + std::to_string(l.width) +
+             (t.device(l.up).gpu != nullptr && t.device(l.up).gpu->nvlink_bridge ? " bridge, " : ", ") + wire;
     case LinkKind::Network:
       return "network port, " + wire;
   }
@@ -112,12 +121,16 @@ void Platform::add_topology_links() {
     PlatformLink p;
     p.name = topo_.device(l.up).name + "<->" + topo_.device(l.down).name;
     if (!names.insert(p.name).second) p.name += "#" + std::to_string(l.id);  // parallel links
-    const double eff = efficiency_of(cost_, l.kind);
+    const double eff = efficiency_of(topo_, cost_, l);
     p.bandwidth = l.bandwidth * eff;
     p.latency = link_latency(topo_, cost_, l);
     p.up = l.up;
     p.down = l.down;
-    p.what = describe(l, eff);
+    p.what = describe(topo_, l, eff);
+    // What NCCL's planner assumes for a socket link (its decision constant, not a rate of the wire).
+    p.nccl_bandwidth = l.kind == LinkKind::InterSocket
+                           ? gb_per_s(topo_.device(l.up).cpu->inter_socket_effective_gbs)
+                           : p.bandwidth;
     links_.push_back(std::move(p));
   }
 }
@@ -134,6 +147,7 @@ void Platform::add_dram_links() {
     p.what = "host memory of " + d.name + ", " +
              fmt("%.2f GB/s x %.2f", d.memory_bandwidth.gb_per_s(), cost_.memory_efficiency) +
              ", shared by reads and writes";
+    p.nccl_bandwidth = p.bandwidth;
     dram_[c] = links_.size();
     links_.push_back(std::move(p));
   }
@@ -154,6 +168,7 @@ void Platform::add_both_links() {
     p.down = l.down;
     p.what = "both directions of " + links_[l.id].name + " carrying host DMA, " +
              fmt("2 x wire %.2f GB/s x %.2f", l.bandwidth.gb_per_s(), cost_.pcie_duplex_efficiency);
+    p.nccl_bandwidth = p.bandwidth;
     both_[l.id] = links_.size();
     links_.push_back(std::move(p));
   }

@@ -29,6 +29,10 @@ struct PlatformLink {
   topology::DeviceId up = 0;    // duplex: the end nearer the CPU (for DRAM: the socket)
   topology::DeviceId down = 0;  // duplex: the other end
   std::string what;             // for people: "PCIe gen3 x16, wire 15.76 GB/s x 0.82"
+  /// The rate NCCL's own topology model gives this link for its decisions (ring and channel search,
+  /// protocol choice), bytes per second: for a socket link NCCL's per-CPU constant (BDW 6, SKL 10, SRP
+  /// 22, AMD 16 GB/s; CpuSpec::inter_socket_effective_gbs), for every other link `bandwidth`.
+  BytesPerSecond nccl_bandwidth;
 };
 
 /// One link crossed in one direction (the only notion of a directed link in rigsim): `downstream` is

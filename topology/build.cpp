@@ -485,10 +485,17 @@ void Builder::add_inter_socket() {
     l.down = b;
     l.kind = LinkKind::InterSocket;
     l.width = e.links > 0 ? e.links : c.inter_socket_links;
-    l.bandwidth = gb_per_s(e.effective_gbs > 0 ? e.effective_gbs : c.inter_socket_effective_gbs);
+    // The wire: links x per-link rate per direction (hardware.md §2.6); the platform applies the
+    // link kind's payload efficiency. NCCL's planning figure (CpuSpec::inter_socket_effective_gbs) is
+    // not a rate of the wire: it stays in the catalog for what NCCL decides. A layout's
+    // "effective_gbs" is a measured rate for GPU traffic: used as is, no efficiency on top.
+    l.bandwidth = gb_per_s(e.effective_gbs > 0 ? e.effective_gbs : l.width * c.inter_socket_link_gbs);
+    l.declared_effective = e.effective_gbs > 0;
     l.note = std::string(to_string(c.inter_socket)) + " x" + std::to_string(l.width) + " links, " +
              std::to_string(static_cast<int>(l.width * c.inter_socket_link_gbs)) +
-             " GB/s per direction on the wire; effective rate for GPU traffic per NCCL's CPU model";
+             " GB/s per direction on the wire; NCCL plans with " +
+             std::to_string(static_cast<int>(c.inter_socket_effective_gbs)) + " GB/s";
+    if (l.declared_effective) l.note += "; the layout declares " + std::to_string(e.effective_gbs) + " GB/s";
     add_link(l);
   }
   std::map<int, int> cpus_per_node;

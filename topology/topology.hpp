@@ -61,10 +61,11 @@ struct Link {
   LinkKind kind = LinkKind::Pcie;
   int gen = 0;               // PCIe or NVLink generation (negotiated for PCIe)
   int width = 0;             // PCIe lanes (negotiated) or NVLink link count
-  BytesPerSecond bandwidth;  // per direction: wire rate (PCIe, NVLink) or effective (inter-socket)
+  BytesPerSecond bandwidth;  // per direction, wire rate (inter-socket: links x per-link rate)
   std::string slot;          // slot id (and port) the link goes through, "" if on-board
   std::string limited_by;    // what set the negotiated gen/width, e.g. "riser x1", "slot x8"
   std::string note;          // e.g. "QPI x2 links", "NVLink bridge"
+  bool declared_effective = false;  // bandwidth is a layout's measured effective rate: no efficiency
 };
 
 /// NCCL's path classes, ordered best to worst (NCCL `src/include/graph.h`; see reference nccl.md §d.1).

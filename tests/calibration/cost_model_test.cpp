@@ -18,8 +18,9 @@ nlohmann::json doc(const std::string& text) {
 
 TEST(CostModel, DefaultFactorsAreFractions) {
   const CostModel m = default_cost_model();
-  for (double f : {m.pcie_efficiency, m.nvlink_efficiency, m.inter_socket_efficiency, m.chipset_efficiency,
-                   m.memory_efficiency, m.network_efficiency, m.gpu_memory_efficiency, m.pcie_duplex_efficiency}) {
+  for (double f : {m.pcie_efficiency, m.qpi_efficiency, m.upi_efficiency, m.xgmi_efficiency, m.chipset_efficiency,
+                   m.memory_efficiency, m.network_efficiency, m.gpu_memory_efficiency, m.pcie_duplex_efficiency,
+                   m.nvlink_sxm_efficiency[0], m.nvlink_sxm_efficiency[4], m.nvlink_bridge_efficiency[2]}) {
     EXPECT_GT(f, 0.0);
     EXPECT_LE(f, 1.0);
   }
@@ -30,8 +31,9 @@ TEST(CostModel, DefaultsMatchTheirSources) {
   const CostModel m = default_cost_model();
   // hardware.md §2.2: Gen3 x16 copies reach 12-13 of 15.76 GB/s.
   EXPECT_NEAR(15.76 * m.pcie_efficiency, 12.9, 0.4);
-  // NCCL maintainer: ~20 of 25 GB/s per NVLink.
-  EXPECT_DOUBLE_EQ(m.nvlink_efficiency, 0.8);
+  // NCCL maintainer: ~20 of 25 GB/s per NVLink (NVLink 3 on an SXM board); no single override set.
+  EXPECT_DOUBLE_EQ(nvlink_efficiency_of(m, 3, false), 0.8);
+  EXPECT_EQ(m.nvlink_efficiency, 0.0);
   // §2.8: 171.5 of 204.8 GB/s.
   EXPECT_NEAR(m.memory_efficiency, 171.5 / 204.8, 0.01);
   // NCCL Ring Simple: base 8.4 us, PCI step 5.7 us, NVLink step 3.4 us.

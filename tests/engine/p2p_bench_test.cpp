@@ -46,19 +46,24 @@ TEST(P2pBench, ClosedFormsOnTwoTeslaUnderOneSwitch) {
   EXPECT_TRUE(r.can_access[0][1]);
   // Both directions at once: each direction of each link is its own resource.
   expect_closed_form("2 x uni", 2 * r.uni_p2p_on[0][1], r.bi_p2p_on[0][1], "GB/s");
-  // Staged (cudaMemcpyPeer without peer access): store-and-forward, D2H then H2D, each leg at the link
-  // rate: S / (S/B1 + S/B2 + both legs' latencies), about B/2.
+  // Staged (cudaMemcpyPeer without peer access): a P40 takes the legacy path, no pipelining (the
+  // whole copy S is one chunk c). Both legs run at once; the uplink carries the D2H up and the H2D down, two host-DMA flows
+  // on its duplex budget 2 x duplex x wire, so each gets duplex x wire; the pipeline waits c/B (B a leg
+  // alone: the GPU link) + n t_sync first (tests/fidelity/staging_test.cpp states the rule).
   const auto& t = p.topology();
-  const double legs_lat = p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy).latency.value +
-                          p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy).latency.value;
-  expect_closed_form("staged copy: S/(S/B1 + S/B2 + latencies)", s / (2 * s / (link * 1e9) + legs_lat) / 1e9,
-                     r.uni_p2p_off[0][1], "GB/s");
-  // Both staged copies at once: the two D2H legs share the uplink's up direction, then the two H2D
-  // legs its down direction: 2S / (2S/(B/2)) = B/2 (plus latencies).
-  expect_closed_form("bidir staged: 2S/(2 x S/(B/2) + latencies)", 2 * s / (4 * s / (link * 1e9) + legs_lat) / 1e9,
+  const double legs_lat = std::max(p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy).latency.value,
+                                   p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy).latency.value);
+  ASSERT_EQ(c.staging_chunk_legacy.value, 0.0);
+  const double chunk = s, sync = c.staging_sync_latency.value;
+  const double wait = legs_lat + chunk / (link * 1e9) + std::ceil(s / chunk) * sync;
+  const double flow = c.pcie_duplex_efficiency * 16 * 0.985;  // GB/s, one of two flows on the uplink
+  expect_closed_form("staged copy: S/(latency + c/B + n t_sync + S/(duplex x wire))",
+                     s / (wait + s / (flow * 1e9)) / 1e9, r.uni_p2p_off[0][1], "GB/s");
+  // Both staged copies at once: four host-DMA flows on the uplink's duplex budget.
+  expect_closed_form("bidir staged: 2S/(wait + S/(duplex x wire / 2))", 2 * s / (wait + s / (flow / 2 * 1e9)) / 1e9,
                      r.bi_p2p_off[0][1], "GB/s");
-  // Zero-byte staged copy: the two legs' latencies.
-  expect_closed_form("d2h + h2d latency", legs_lat * 1e6, r.latency_us_p2p_off[0][1], "us");
+  // Zero-byte staged copy: the legs' launch and one hand-off.
+  expect_closed_form("max(leg latencies) + t_sync", (legs_lat + sync) * 1e6, r.latency_us_p2p_off[0][1], "us");
   // Latency: P2P setup + hops; diagonal: the P2P setup alone.
   expect_closed_form("p2p + 2 hops + switch", lat * 1e6, r.latency_us_p2p_on[0][1], "us");
   EXPECT_GT(r.latency_us_p2p_off[0][1], c.shm_latency.us());

@@ -98,12 +98,14 @@ TEST(Platform, PcieLinksHaveABothDirectionsLimitForHostDma) {
 }
 
 TEST(Platform, HostCopyToTheOtherSocketCrossesQpi) {
-  const Platform p = platform_of(kTwoSockets);
+  calibration::CostModel c = calibration::default_cost_model();
+  c.qpi_efficiency = 0.1;  // slow enough to be the bottleneck: 2 x 19.2 x 0.1 = 3.84 GB/s
+  const Platform p = platform_of(kTwoSockets, c);
   const auto& t = p.topology();
   const Route h2d = p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy);
   EXPECT_EQ(hop_names(p, h2d), (std::vector<std::string>{"cpu0/dram", "cpu0->cpu1", "cpu1->rc1", "rc1->g1",
                                                          "rc1<->g1/both"}));
-  expect_closed_form("NCCL BDW_QPI 6 GB/s x 1.0", 6.0, h2d.bottleneck.gb_per_s(), "GB/s");
+  expect_closed_form("QPI wire 2 x 19.2 GB/s x qpi_efficiency", 2 * 19.2 * 0.1, h2d.bottleneck.gb_per_s(), "GB/s");
   const Route d2h = p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy);
   EXPECT_EQ(hop_names(p, d2h), (std::vector<std::string>{"g0->rc0", "rc0<->g0/both", "rc0->cpu0", "cpu0/dram"}));
   EXPECT_THROW(p.route(t.find("g0"), t.find("g1"), Transport::HostCopy), std::invalid_argument);
@@ -114,8 +116,8 @@ TEST(Platform, NvlinkIsPreferredForP2p) {
   const auto& t = p.topology();
   const Route r = p.route(t.find("gpu0"), t.find("gpu1"), Transport::P2p);
   EXPECT_EQ(hop_names(p, r), (std::vector<std::string>{"gpu0->gpu1"}));
-  // GA102 bridge: 4 links x 14.0625 GB/s per direction x NVLink efficiency.
-  expect_closed_form("4 x 14.0625 x nvlink_efficiency", 4 * 14.0625 * p.cost_model().nvlink_efficiency,
+  // GA102 bridge: 4 links x 14.0625 GB/s per direction x the NVLink 3 bridge efficiency.
+  expect_closed_form("4 x 14.0625 x bridge efficiency", 4 * 14.0625 * calibration::nvlink_efficiency_of(p.cost_model(), 3, true),
                      r.bottleneck.gb_per_s(), "GB/s");
 }
 

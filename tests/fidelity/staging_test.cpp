@@ -1,0 +1,177 @@
+// Fidelity rules 2, 3 and 8 (issue 9): the driver's host staging of cudaMemcpyPeer without peer access
+// as a chunked pipeline, both directions of staged copies contending for each link's duplex budget, and
+// the latency gap between P2P writes and staged copies. Each test states its closed form.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/fidelity/fidelity_fixture.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using namespace testing;
+using fidelity::bench_of;
+using fidelity::pair_layout;
+using fidelity::pcie_x16_gbs;
+
+constexpr double kS = 256.0 * 1024 * 1024;  // bytes per copy, as run_p2p_bench's default
+
+/// Latency of the two legs run at once (the slower one): launch + DMA setup + hops.
+double legs_latency(const Platform& p) {
+  const auto& t = p.topology();
+  return std::max(p.route(t.find("gpu0"), t.find("cpu0"), Transport::HostCopy).latency.value,
+                  p.route(t.find("cpu0"), t.find("gpu1"), Transport::HostCopy).latency.value);
+}
+
+/// The staged copy's closed form: S / (legs' latency + min(c, S)/B + n t_sync + S/B_flow), GB/s, with
+/// n = max(1, ceil(S/c)); B is a leg alone, B_flow what each leg gets while the copy runs.
+double staged_gbs(double s, double chunk, double t_sync, double leg_gbs, double flow_gbs, double lat) {
+  const double n = std::max(1.0, std::ceil(s / chunk));
+  const double t = lat + std::min(chunk, s) / (leg_gbs * 1e9) + n * t_sync + s / (flow_gbs * 1e9);
+  return s / t / 1e9;
+}
+
+TEST(StagedCopy, ChunkedPipelineClosedFormAdaGen4) {
+  const Platform p = platform_of(pair_layout("rtx-6000-ada", "epyc-9004", 4, 1));
+  const auto& c = p.cost_model();
+  const P2pBenchResult r = bench_of(p, kS);
+  const double b = pcie_x16_gbs(p, 4);  // each leg alone: its GPU's Gen4 x16 link
+  const double chunk = calibration::staging_chunk_of(c, 89).value;
+  EXPECT_DOUBLE_EQ(chunk, c.staging_chunk.value);
+  const double expected = staged_gbs(kS, chunk, c.staging_sync_latency.value, b, b, legs_latency(p));
+  expect_closed_form("(n+1)c/B + n t_sync + latency, n = S/c (Ada chunk)", expected, r.uni_p2p_off[0][1],
+                     "GB/s");
+  // A large fraction of a leg: 1 / (1 + t_sync B / c) ~ 0.85 (published: 22.2 of 25.8 GB/s, stelline).
+  EXPECT_GT(r.uni_p2p_off[0][1], 0.75 * b);
+  EXPECT_LT(r.uni_p2p_off[0][1], b);
+}
+
+TEST(StagedCopy, LegacyDriverPathIsAboutHalfALegAmpereGen3) {
+  const Platform p = platform_of(pair_layout("rtx-3090", "epyc-7002", 3, 1));
+  const auto& c = p.cost_model();
+  const P2pBenchResult r = bench_of(p, kS);
+  const double b = pcie_x16_gbs(p, 3);
+  // The legacy path does not pipeline (chunk 0): the whole copy is one chunk, store-and-forward.
+  EXPECT_DOUBLE_EQ(calibration::staging_chunk_of(c, 86).value, 0.0);
+  const double expected = staged_gbs(kS, kS, c.staging_sync_latency.value, b, b, legs_latency(p));
+  expect_closed_form("2S/B + t_sync + latency (store-and-forward)", expected, r.uni_p2p_off[0][1], "GB/s");
+  // The old store-and-forward figure of about half a leg (published Gen3 runs: 5.71 of 12.2 GB/s).
+  EXPECT_GT(r.uni_p2p_off[0][1], 0.35 * b);
+  EXPECT_LT(r.uni_p2p_off[0][1], 0.65 * b);
+}
+
+TEST(StagedCopy, BiggerChunksOrCheaperHandOffsNeverSlowACopy) {
+  const std::string layout = pair_layout("rtx-6000-ada", "epyc-9004", 4, 1);
+  double last = 0;
+  for (double chunk : {64e3, 256e3, 1e6, 4e6}) {
+    calibration::CostModel c = calibration::default_cost_model();
+    c.staging_chunk = Bytes{chunk};
+    const double got = bench_of(platform_of(layout, c), 64e6).uni_p2p_off[0][1];
+    EXPECT_GT(got, last) << "chunk " << chunk;
+    last = got;
+  }
+  last = 1e9;
+  for (double us : {1.0, 3.0, 6.0, 12.0}) {
+    calibration::CostModel c = calibration::default_cost_model();
+    c.staging_sync_latency = microseconds(us);
+    const double got = bench_of(platform_of(layout, c), 64e6).uni_p2p_off[0][1];
+    EXPECT_LT(got, last) << "t_sync " << us << " us";
+    last = got;
+  }
+}
+
+TEST(StagedCopy, LargerCopiesApproachTheSteadyRateFromBelow) {
+  const Platform p = platform_of(pair_layout("rtx-6000-ada", "epyc-9004", 4, 1));
+  const auto& c = p.cost_model();
+  const double b = pcie_x16_gbs(p, 4);
+  // Steady state of the pipeline: B / (1 + t_sync B / c).
+  const double steady = b / (1 + c.staging_sync_latency.value * b * 1e9 / c.staging_chunk.value);
+  double last = 0;
+  for (double s : {1e6, 16e6, 256e6, 2e9}) {
+    const double got = bench_of(p, s).uni_p2p_off[0][1];
+    EXPECT_GT(got, last) << s;
+    EXPECT_LT(got, steady) << s;
+    last = got;
+  }
+  expect_closed_form("B / (1 + t_sync B / c) for S >> c", steady, last, "GB/s", 0.02);
+}
+
+TEST(StagedCopy, BidirectionalSharesEachLinksDuplexBudget) {
+  // Both copies at once: each GPU link carries the D2H of its own copy and the H2D of the other, two
+  // host-DMA flows on a budget of pcie_duplex_efficiency x 2 x wire, so each gets duplex x wire.
+  const Platform p = platform_of(pair_layout("rtx-6000-ada", "epyc-9004", 4, 1));
+  const auto& c = p.cost_model();
+  const P2pBenchResult r = bench_of(p, kS);
+  const double b = pcie_x16_gbs(p, 4);
+  const double flow = c.pcie_duplex_efficiency * topology::pcie_link_gbs(4, 16);
+  const double one =
+      staged_gbs(kS, c.staging_chunk.value, c.staging_sync_latency.value, b, flow, legs_latency(p));
+  expect_closed_form("2 S / (latency + c/B + n t_sync + S/(duplex x wire))", 2 * one, r.bi_p2p_off[0][1],
+                     "GB/s");
+  // Published: 31.5 GB/s both ways vs 22.2 one way on this rig (stelline): well under twice.
+  EXPECT_LT(r.bi_p2p_off[0][1], 1.6 * r.uni_p2p_off[0][1]);
+  EXPECT_GT(r.bi_p2p_off[0][1], r.uni_p2p_off[0][1]);
+}
+
+TEST(StagedCopy, BidirectionalIsBoundedByTheSocketsMemory) {
+  // A socket whose memory is the bottleneck: 4 crossings of the DRAM link (two legs written, two read)
+  // share memory_bw x memory_efficiency, so the two copies together get at most half of it.
+  std::string layout = pair_layout("rtx-6000-ada", "epyc-9004", 4, 1);
+  layout.replace(layout.find(R"("model": "epyc-9004")"), 20, R"("model": "epyc-9004", "memory_bw_gbs": 40)");
+  const Platform p = platform_of(layout);
+  const P2pBenchResult r = bench_of(p, kS);
+  const double dram = 40 * p.cost_model().memory_efficiency;
+  EXPECT_LT(r.bi_p2p_off[0][1], dram / 2 * 1.001) << "expected at most DRAM/2 = " << dram / 2 << " GB/s";
+  EXPECT_LT(r.bi_p2p_off[0][1], 2 * r.uni_p2p_off[0][1]);
+}
+
+TEST(StagedCopy, SlowerSocketMemoryNeverSpeedsACopy) {
+  double last = 1e9;
+  for (int gbs : {400, 100, 40, 20}) {
+    std::string layout = pair_layout("rtx-6000-ada", "epyc-9004", 4, 1);
+    layout.replace(layout.find(R"("model": "epyc-9004")"), 20,
+                   R"("model": "epyc-9004", "memory_bw_gbs": )" + std::to_string(gbs));
+    const P2pBenchResult r = bench_of(platform_of(layout), 64e6);
+    EXPECT_LE(r.bi_p2p_off[0][1], last * 1.0001) << gbs;
+    last = r.bi_p2p_off[0][1];
+  }
+}
+
+TEST(StagedLatency, ZeroByteStagedCopyIsLaunchPlusOneHandOff) {
+  const Platform p = platform_of(pair_layout("rtx-6000-ada", "epyc-9004", 4, 1));
+  const P2pBenchResult r = bench_of(p);
+  const double expected = (legs_latency(p) + p.cost_model().staging_sync_latency.value) * 1e6;
+  expect_closed_form("max(leg latencies) + staging_sync_latency", expected, r.latency_us_p2p_off[0][1], "us");
+}
+
+TEST(StagedLatency, P2pWritesAreAnOrderOfMagnitudeFasterAcrossGenerations) {
+  // Published P2P=Enabled vs P2P=Disabled latencies: 1.0-1.4 us vs 10.3-15.2 us (Pascal to Blackwell
+  // runs in data/p2p and dev-cases): a gap of about 8-14x. Pascal, Turing (Quadro), Ampere and Ada
+  // with peer access; Blackwell with a patched driver.
+  struct Case {
+    const char* gpu;
+    const char* cpu;
+    int gen;
+    bool patched;
+  };
+  for (const Case& k :
+       {Case{"tesla-p40", "xeon-e5-v4", 3, false}, Case{"quadro-rtx-6000", "xeon-scalable-2", 3, false},
+        Case{"rtx-a6000", "epyc-7003", 4, false}, Case{"rtx-6000-ada", "epyc-9004", 4, false},
+        Case{"rtx-5090", "epyc-9004", 5, true}}) {
+    const Platform p = platform_of(pair_layout(k.gpu, k.cpu, k.gen, 1, k.patched));
+    const P2pBenchResult r = bench_of(p, 1e6);
+    ASSERT_TRUE(r.can_access[0][1]) << k.gpu;
+    const auto& t = p.topology();
+    const double p2p = p.route(t.find("gpu0"), t.find("gpu1"), Transport::P2p).latency.us();
+    expect_closed_form("p2p_latency + hops", p2p, r.latency_us_p2p_on[0][1], "us");
+    const double ratio = r.latency_us_p2p_off[0][1] / r.latency_us_p2p_on[0][1];
+    EXPECT_GT(ratio, 6) << k.gpu;
+    EXPECT_LT(ratio, 16) << k.gpu;
+    EXPECT_GT(r.latency_us_p2p_off[0][1], 10) << k.gpu;
+    EXPECT_LT(r.latency_us_p2p_off[0][1], 16) << k.gpu;
+  }
+}
+
+}  // namespace
+}  // namespace rigsim::model
