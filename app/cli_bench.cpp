@@ -73,7 +73,9 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
                               o.gpus.empty() ? std::vector<std::size_t>{} : parse_indices(o.gpus));
   b.collective.model = *model::parse_plan_model(o.model);
   if (o.algo != "auto")
-    b.collective.algorithm = o.algo == "ring" ? model::Algorithm::Ring : model::Algorithm::Tree;
+    b.collective.algorithm = o.algo == "ring"   ? model::Algorithm::Ring
+                             : o.algo == "nvls" ? model::Algorithm::Nvls
+                                                : model::Algorithm::Tree;
   if (o.proto != "auto") b.collective.protocol = model::parse_protocol(o.proto);
   b.collective.root = o.root;
   b.collective.p2p.disable = o.p2p_disable;
@@ -128,7 +130,7 @@ void add_bench(CLI::App& app, Action& action) {
   cmd->add_option("--model", opt->model, "step (every ring step), steady (one flow per edge), auto (by size)")
       ->check(CLI::IsMember({"auto", "step", "steady"}));
   cmd->add_option("--algo", opt->algo, "all_reduce algorithm, like NCCL_ALGO: auto, ring, tree")
-      ->check(CLI::IsMember({"auto", "ring", "tree"}));
+      ->check(CLI::IsMember({"auto", "ring", "tree", "nvls"}));
   cmd->add_option("--proto", opt->proto,
                   "ring/chain protocol, like NCCL_PROTO: auto (NCCL's tuning model), LL, LL128, Simple")
       ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));

@@ -56,6 +56,11 @@ constexpr ArchRatesKey kArchRates[] = {
     {"nccl_channel_max_bw_gbs", &CostModel::nccl_channel_max_bw_gbs},
 };
 
+/// Per-architecture factors in [0, 1] (0: the architecture lacks the feature).
+constexpr ArchRatesKey kArchFactors[] = {
+    {"nccl_nvls_efficiency", &CostModel::nccl_nvls_efficiency},
+};
+
 /// Factors that are overrides: 0 (the default) means "not set", and to_json leaves them out.
 bool is_override(const char* key) {
   const std::string k = key;
@@ -95,6 +100,7 @@ constexpr DurationKey kDurations[] = {
     {"net_latency", &CostModel::net_latency},
     {"host_copy_latency", &CostModel::host_copy_latency},
     {"nccl_base_latency", &CostModel::nccl_base_latency},
+    {"nccl_nvls_latency", &CostModel::nccl_nvls_latency},
     {"nccl_step_latency_nvlink", &CostModel::nccl_step_latency_nvlink},
     {"nccl_step_latency_pcie", &CostModel::nccl_step_latency_pcie},
     {"nccl_step_latency_net", &CostModel::nccl_step_latency_net},
@@ -242,6 +248,11 @@ void set_nccl_defaults(CostModel& m) {
   // The top speed of the channel search's speed table (nccl.md §d.4: speedArrayIntra, SM<90 40, SM90
   // 60, SM100 90 GB/s): no channel is searched faster, which sets NCCL's least channel count.
   m.nccl_channel_max_bw_gbs = {40.0, 40.0, 60.0, 90.0};
+  // NVLS (NCCL src/graph/tuning.cc, nvlsEfficiency: "0.0f, // Volta  0.0f, // Ampere  0.85f, // Hopper
+  // 0.74f, // Blackwell"): the share of the NVLink bandwidth an NVSwitch reduction sustains. Its
+  // latency: hwLat[NVLINK][NVLS][Simple] = 25 us with baseLat[NVLS] = 0 (same file).
+  m.nccl_nvls_efficiency = {0.0, 0.0, 0.85, 0.74};
+  m.nccl_nvls_latency = microseconds(25.0);
   // tuning.cc: LL128's bus bandwidth is 0.92 of Simple's (busBw * 120/128 rounded in NCCL's table,
   // nccl.md §d.5); the tree all_reduce's is 0.92 of the link rate (same source).
   m.nccl_ll128_bw_ratio = 0.92;
@@ -342,6 +353,18 @@ std::array<double, 4> read_rates(ObjectReader& r, const char* key, std::array<do
   return value;
 }
 
+std::array<double, 4> read_arch_factors(ObjectReader& r, const char* key, std::array<double, 4> value) {
+  const nlohmann::json* a = r.optional_array(key);
+  if (!a) return value;
+  if (a->size() != 4) r.fail(key, "expected 4 factors (Volta, Ampere, Hopper, Blackwell)");
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (!(*a)[i].is_number() || !((*a)[i].get<double>() >= 0) || !((*a)[i].get<double>() <= 1))
+      r.fail(key, "expected factors in [0, 1], element " + std::to_string(i) + " is not");
+    value[i] = (*a)[i].get<double>();
+  }
+  return value;
+}
+
 std::array<std::array<double, 3>, 4> read_ll_table(ObjectReader& r,
                                                    std::array<std::array<double, 3>, 4> value) {
   const char* key = "nccl_ll_max_bw_gbs";
@@ -409,6 +432,7 @@ CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::
   for (const auto& f : kFactors) base.*f.field = read_factor(r, f.key, base.*f.field);
   for (const auto& d : kDurations) base.*d.field = read_duration(r, d.key, base.*d.field);
   for (const auto& a : kArchRates) base.*a.field = read_rates(r, a.key, base.*a.field);
+  for (const auto& a : kArchFactors) base.*a.field = read_arch_factors(r, a.key, base.*a.field);
   for (const auto& g : kGenFactors) base.*g.field = read_gen_factors(r, g.key, base.*g.field);
   for (const auto& z : kSizes) base.*z.field = read_size(r, z.key, base.*z.field);
   base.nccl_ll_max_bw_gbs = read_ll_table(r, base.nccl_ll_max_bw_gbs);
@@ -428,6 +452,7 @@ nlohmann::json to_json(const CostModel& m) {
     if (!is_override(f.key) || m.*f.field > 0) out[f.key] = m.*f.field;
   for (const auto& d : kDurations) out[d.key] = format_us(m.*d.field);
   for (const auto& a : kArchRates) out[a.key] = m.*a.field;
+  for (const auto& a : kArchFactors) out[a.key] = m.*a.field;
   for (const auto& g : kGenFactors) out[g.key] = m.*g.field;
   for (const auto& z : kSizes)
     out[z.key] = std::to_string(static_cast<long long>(std::llround((m.*z.field).value))) + "B";

@@ -74,6 +74,10 @@ struct CostModel {
   std::array<std::array<double, 3>, 4> nccl_ll_max_bw_gbs{};  // llMaxBws[arch][1 node, 2 nodes, more]
   std::array<double, 4> nccl_ll128_channel_bw_gbs{};          // perChMaxRingLL128Bws: LL128 cap per channel
   std::array<double, 4> nccl_channel_max_bw_gbs{};            // top per-channel speed of the ring search
+  /// NVLS (NVLink SHARP: the NVSwitch reduces and multicasts): NCCL's nvlsEfficiency per architecture
+  /// (0 = no NVLS) and the NVLS latency term (hwLat[NVLINK][NVLS][Simple]; its base latency is 0).
+  std::array<double, 4> nccl_nvls_efficiency{};
+  Seconds nccl_nvls_latency;
   double nccl_ll128_bw_ratio = 0;                             // LL128 bus bandwidth / Simple's (0.92 of it)
   double nccl_tree_bw_ratio = 0;  // tree all_reduce bus bandwidth / the link rate (0.92 of it)
 

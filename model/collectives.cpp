@@ -356,12 +356,84 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
          " ranks)");
 }
 
+/// NVLS runs where NCCL enables it (nvlsSupport and tuning.cc): an all_reduce within one server whose
+/// GPUs are all Hopper or newer (nvlsEfficiency > 0) and reach each other over NVLink through an
+/// NVSwitch of NVLink generation 4 or later (the first with SHARP multicast/reduction).
+bool nvls_supported(const topology::Topology& topo, const calibration::CostModel& cost, const CollectivePlan& p,
+                    std::size_t nodes) {
+  if (p.op != CollectiveOp::AllReduce || nodes != 1 || p.ranks.size() < 2) return false;
+  if (!(cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)] > 0)) return false;
+  for (std::size_t i = 0; i < p.ranks.size(); ++i) {
+    const auto path = topo.nvlink_path(p.ranks[i], p.ranks[(i + 1) % p.ranks.size()]);
+    if (!path) return false;
+    bool via_switch = false;
+    for (DeviceId d : path->devices) {
+      const auto& dev = topo.device(d);
+      if (dev.kind == topology::DeviceKind::NvSwitch && dev.nvswitch != nullptr && dev.nvswitch->nvlink_gen >= 4)
+        via_switch = true;
+    }
+    if (!via_switch) return false;
+  }
+  return true;
+}
+
+/// Bytes each ordered GPU pair carries in the NVLS plan, per byte of all_reduce data: the reduce-scatter
+/// (each GPU's ld_reduce of its shard S/n pulls S/n from every GPU and returns S/n) and the all-gather
+/// (each GPU's multicast store of S/n reaches every GPU) put S(n+1)/n on each GPU's NVLink per
+/// direction; spread over the n(n-1) ordered pairs through the non-blocking switch, and divided by
+/// NCCL's nvlsEfficiency (the reduction's sustained share of the links).
+double nvls_pair_factor(std::size_t n, double efficiency) {
+  const auto k = static_cast<double>(n);
+  return (k + 1) / (k * (k - 1)) / efficiency;
+}
+
+/// NCCL's time model for NVLS all_reduce (tuning.cc): latency 25 us; bus bandwidth 2 x nvlsEfficiency
+/// x the per-GPU NVLink bandwidth x (nCh-1)/nCh (16 NVLS channels [R]); algbw = busBw x n / (2(n-1)).
+double nvls_model_time(const calibration::CostModel& cost, const CollectivePlan& p, double per_gpu_bw,
+                       double efficiency) {
+  const auto n = static_cast<double>(p.ranks.size());
+  constexpr double kChannels = 16;
+  const double bus = 2 * efficiency * per_gpu_bw * (kChannels - 1) / kChannels;
+  return cost.nccl_nvls_latency.value + p.size.value / (bus * n / (2 * (n - 1)));
+}
+
+/// NVLS all_reduce: one flow per ordered GPU pair through the NVSwitch, all at once after NCCL's NVLS
+/// latency, carrying nvls_pair_factor x S (see there); Simple protocol, steady model.
+void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost, detail::ConnectionCache& cache,
+               CollectivePlan& p) {
+  const std::size_t n = p.ranks.size();
+  if (n * (n - 1) > kMaxConcurrentFlows)
+    fail("NVLS on " + std::to_string(n) + " GPUs is " + std::to_string(n * (n - 1)) +
+         " concurrent flows; rigsim simulates at most " + std::to_string(kMaxConcurrentFlows));
+  p.protocol = Protocol::Simple;
+  p.model = PlanModel::Steady;
+  p.latency = cost.nccl_nvls_latency;
+  p.connections.clear();
+  p.chunk = {p.size.value * nvls_pair_factor(n, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)])};
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const Connection& h = p.connections.emplace_back(cache.get(p.ranks[i], p.ranks[j]));
+      detail::add_transfer(p.transfers, h, p.chunk, Seconds{std::max(0.0, p.latency.value - h.setup.value)}, {},
+                           "all_reduce nvls");
+    }
+}
+
 /// NCCL's choice between ring and tree for all_reduce (tuning.cc time model, nccl.md §d.5), with the
 /// slowest hop's wire rate B as the bus bandwidth of both: ring 2(n-1)/n·S/B, tree S/(0.5·0.92·B).
 Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::CostModel& cost,
                             const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes,
                             bool nvl) {
-  if (nodes < 2) return Algorithm::Ring;
+  if (nodes < 2) {
+    if (!o.nvls_enable || !nvls_supported(topo, cost, p, nodes)) return Algorithm::Ring;
+    // NCCL compares NVLS+Simple with the ring's best protocol; both on the ring's Simple bus bandwidth
+    // (channels x hop rate: the GPU's NVLink bandwidth through the switch).
+    const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
+    const double ring = rp.time[proto_index(rp.chosen)].value;
+    const double nvls = nvls_model_time(cost, p, rp.bus_bw[proto_index(Protocol::Simple)].value,
+                                        cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)]);
+    return nvls < ring ? Algorithm::Nvls : Algorithm::Ring;
+  }
   double bw = std::numeric_limits<double>::infinity();
   for (const Connection& h : p.connections) bw = std::min(bw, h.rate.value);
   const auto n = static_cast<double>(p.ranks.size());
@@ -390,6 +462,10 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
   if (o.algorithm == Algorithm::Tree && p.op != CollectiveOp::AllReduce)
     fail("the tree algorithm is only for all_reduce (NCCL runs " + std::string(to_string(p.op)) +
          " on rings)");
+  if (o.algorithm == Algorithm::Nvls && !nvls_supported(topo, cost, p, nodes))
+    fail("NVLS needs an all_reduce within one server whose GPUs (Hopper or newer) reach each other through "
+         "an NVLink4+ NVSwitch; NCCL would report \"no algorithm/protocol available\"");
+  if (o.algorithm == Algorithm::Nvls && !o.nvls_enable) fail("NVLS was asked for but NCCL_NVLS_ENABLE=0");
   if (o.algorithm) return *o.algorithm;
   return p.op == CollectiveOp::AllReduce ? choose_all_reduce(topo, cost, o, p, nodes, nvl) : Algorithm::Ring;
 }
@@ -416,6 +492,8 @@ std::string_view to_string(Algorithm a) {
       return "tree";
     case Algorithm::Pairwise:
       return "pairwise";
+    case Algorithm::Nvls:
+      return "nvls";
   }
   return "?";
 }
@@ -491,7 +569,9 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
   p.algorithm = pick_algorithm(topo, cost, options, p, nodes, nvl);
   p.model = detail::resolve_model(options, ranks.size(), 0);
   if (ranks.size() < 2 || size.value <= 0) return p;
-  if (p.algorithm == Algorithm::Tree) {
+  if (p.algorithm == Algorithm::Nvls) {
+    plan_nvls(topo, cost, cache, p);
+  } else if (p.algorithm == Algorithm::Tree) {
     detail::plan_tree(platform, cache, options, p);
   } else if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) {
     make_chains(p, options.root);

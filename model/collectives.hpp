@@ -27,7 +27,9 @@
 namespace rigsim::model {
 
 enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
-enum class Algorithm { Ring, Tree, Pairwise };
+/// Nvls: NVLink SHARP all_reduce — the NVSwitch reduces (multimem.ld_reduce) and multicasts
+/// (multimem.st); one server, Hopper and newer GPUs on an NVLink4+ NVSwitch (NCCL's NVLS algorithm).
+enum class Algorithm { Ring, Tree, Pairwise, Nvls };
 enum class PlanModel { Auto, Step, Steady };
 /// NCCL's protocols (nccl.md §d.5): LL (8-byte flag per 8 bytes of data, lowest latency, half the
 /// bandwidth), LL128 (8 flag bytes per 128-byte line, NVLink machines only) and Simple (full bandwidth,
@@ -50,6 +52,8 @@ struct CollectiveOptions {
   /// all_reduce only: force Ring or Tree like NCCL_ALGO; nullopt: NCCL's tuning-model choice
   /// (tree is considered only when the ranks span several nodes).
   std::optional<Algorithm> algorithm;
+  /// NCCL_NVLS_ENABLE: NVLS is considered where the hardware has it (false: never).
+  bool nvls_enable = true;
   /// Ring and chain collectives (all_reduce, all_gather, reduce_scatter, broadcast, reduce): force a
   /// protocol like NCCL_PROTO; nullopt: NCCL's tuning-model choice (choose_protocol). Trees and
   /// pairwise send/recv always use Simple.

@@ -45,7 +45,9 @@ class EdgeTable {
   const EdgeRoute& at(std::size_t i, std::size_t j) const { return routes_[i * n_ + j]; }
   std::size_t size() const { return n_; }
   /// Bytes per second of one platform link (per direction, or in total for a shared one).
-  double rate(const Crossing& l) const { return platform_.links()[l.link].bandwidth.value; }
+  /// The rate NCCL's search sees: its own constants for socket links (PlatformLink::nccl_bandwidth),
+  /// the simulated rate for every other link.
+  double rate(const Crossing& l) const { return platform_.links()[l.link].nccl_bandwidth.value; }
   /// NVLink links in a platform link that models an NVLink (its Topology link's width).
   int width(const Crossing& l) const { return platform_.topology().link(l.link).width; }
   bool nvlink_only(std::size_t i, std::size_t j) const {

@@ -77,7 +77,11 @@ std::string why(const Platform& platform, const BenchResult& res) {
       " protocol, " + std::to_string(p.channels) + " channel(s), " + std::string(to_string(p.model)) +
       " model, latency term " + fixed(p.latency.us(), 1) + " us\n";
   out += protocol_lines(res);
-  if (p.algorithm == Algorithm::Tree) {
+  if (p.algorithm == Algorithm::Nvls) {
+    out +=
+        "# NVLS: the NVSwitch reduces each GPU's shard (multimem.ld_reduce) and multicasts the result\n"
+        "#   (multimem.st): every GPU sends and receives S(n+1)/n over its NVLinks, not 2(n-1)/n S\n";
+  } else if (p.algorithm == Algorithm::Tree) {
     out +=
         "# Trees: two binary trees over the servers (the second mirrored or shifted), each carrying half\n"
         "#   the data; inside a server the GPUs form a chain in this ring order:\n" +

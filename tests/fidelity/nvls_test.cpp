@@ -1,0 +1,96 @@
+// NVLS (issue 9, rule 6): NVLink SHARP all_reduce on NVLink4+ NVSwitch systems with Hopper or newer
+// GPUs, chosen as NCCL's tuning model chooses it, with the NVSwitch's reduction and multicast as the
+// data path: each GPU sends and receives S(n+1)/n instead of the ring's 2(n-1)/n S, so busbw rises above
+// the per-GPU NVLink rate.
+#include <gtest/gtest.h>
+
+#include "engine/executor.hpp"
+#include "model/bench.hpp"
+#include "model/collectives.hpp"
+#include "tests/model/sim_fixture.hpp"
+#include "topology/layout_json.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using testing::expect_closed_form;
+
+Platform h200_box(const calibration::CostModel& cost = calibration::default_cost_model()) {
+  return Platform(topology::load_layout(std::string(RIGSIM_SOURCE_DIR) +
+                                        "/scenarios/dev-cases/layouts/mleng-8xh200-nvswitch.json"),
+                  cost);
+}
+
+double seconds_of(const Platform& p, const CollectivePlan& plan) {
+  return simulate_plan(p, engine::run, plan).value;
+}
+
+TEST(Nvls, AllReduceClosedFormOnHopperNvswitch) {
+  const Platform p = h200_box();
+  const auto gpus = p.topology().gpus();
+  const double s = 1024.0 * 1024 * 1024;
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s});
+  ASSERT_EQ(plan.algorithm, Algorithm::Nvls);
+  const auto n = static_cast<double>(gpus.size());
+  const double b = plan.connections.front().rate.value;  // per-GPU NVLink rate through the switch
+  const double eff = p.cost_model().nccl_nvls_efficiency[2];
+  const double expected = p.cost_model().nccl_nvls_latency.value + s * (n + 1) / n / (eff * b);
+  expect_closed_form("lat + S(n+1)/n / (nvlsEfficiency x B)", expected, seconds_of(p, plan), "s");
+}
+
+TEST(Nvls, BusBandwidthRisesAboveTheLinkRate) {
+  const Platform p = h200_box();
+  const auto gpus = p.topology().gpus();
+  const double s = 1024.0 * 1024 * 1024, n = static_cast<double>(gpus.size());
+  const CollectivePlan nvls = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s});
+  const double b = nvls.connections.front().rate.value;
+  const double busbw = 2 * (n - 1) / n * s / seconds_of(p, nvls);
+  EXPECT_GT(busbw, b) << "NVLS busbw " << busbw / 1e9 << " GB/s, link " << b / 1e9 << " GB/s";
+  // The ring on the same links stays below the link rate (busbw <= B for a ring).
+  CollectiveOptions ring;
+  ring.algorithm = Algorithm::Ring;
+  const double ring_busbw =
+      2 * (n - 1) / n * s / seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, ring));
+  EXPECT_LE(ring_busbw, b * 1.001);
+  EXPECT_GT(busbw, ring_busbw);
+}
+
+TEST(Nvls, NcclChoiceSmallSizesStayOnTheRingAndTheSwitchCanBeTurnedOff) {
+  const Platform p = h200_box();
+  const auto gpus = p.topology().gpus();
+  // 25 us of NVLS latency lose to LL's on small messages (tuning.cc).
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{32768}).algorithm, Algorithm::Ring);
+  CollectiveOptions off;
+  off.nvls_enable = false;  // NCCL_NVLS_ENABLE=0
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{1e9}, off).algorithm, Algorithm::Ring);
+  // Only all_reduce has NVLS here.
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllGather, gpus, Bytes{1e9}).algorithm, Algorithm::Ring);
+}
+
+TEST(Nvls, NotOnAmpereAndForcingItThereIsAnError) {
+  const auto dgx = testing::catalog_layout("dgx-a100");
+  ASSERT_TRUE(dgx);
+  const Platform p(*dgx, calibration::default_cost_model());
+  const auto gpus = p.topology().gpus();
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{1e9}).algorithm, Algorithm::Ring);
+  CollectiveOptions force;
+  force.algorithm = Algorithm::Nvls;
+  EXPECT_THROW(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{1e9}, force), InputError);
+}
+
+TEST(Nvls, HigherSwitchEfficiencyNeverSlower) {
+  double last = 1e30;
+  for (double eff : {0.5, 0.7, 0.85, 1.0}) {
+    calibration::CostModel c = calibration::default_cost_model();
+    c.nccl_nvls_efficiency[2] = eff;
+    const Platform p = h200_box(c);
+    CollectiveOptions force;
+    force.algorithm = Algorithm::Nvls;
+    const double t = seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{1e9}, force));
+    EXPECT_LE(t, last * 1.0001) << "efficiency " << eff;
+    last = t;
+  }
+}
+
+}  // namespace
+}  // namespace rigsim::model
