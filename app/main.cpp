@@ -1,12 +1,11 @@
 // rigsim: what a multi-GPU box will do before you buy or build it. A thin main over the libraries:
 // it parses the command line, runs one sub-command, and turns errors into messages and exit codes.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "app/cli.hpp"
 #include "common/input.hpp"
+#include "common/output.hpp"
 
 namespace rigsim::app {
 
@@ -16,18 +15,7 @@ void emit(const std::string& text, const std::string& output_path) {
     std::cout.flush();
     return;
   }
-  const std::string tmp = output_path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(output_path, "", "cannot open for writing");
-    out << text;
-    out.close();
-    if (!out) {
-      std::filesystem::remove(tmp);
-      throw InputError(output_path, "", "write failed");
-    }
-  }
-  std::filesystem::rename(tmp, output_path);
+  write_output_file(output_path, text);
 }
 
 void add_output_option(CLI::App* cmd, std::string& path) {

@@ -1,7 +1,11 @@
 #include "common/input.hpp"
 
+#include <cinttypes>
+#include <climits>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "common/suggest.hpp"
 
@@ -51,9 +55,114 @@ InputError::InputError(std::string file, std::string location, const std::string
       file_(std::move(file)),
       location_(std::move(location)) {}
 
-nlohmann::json parse_json_text(const std::string& text, const std::string& name) {
+namespace {
+
+/// The JSON pointer of the value being parsed, kept from the parser's events, so that a duplicate key
+/// is reported where it is (nlohmann keeps the last of two equal keys without a word).
+class KeyTracker {
+ public:
+  explicit KeyTracker(std::string name) : name_(std::move(name)) {}
+
+  bool operator()(int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        enter_element();
+        frames_.push_back(Frame{event == E::array_start, -1, {}, {}});
+        break;
+      case E::object_end:
+      case E::array_end:
+        frames_.pop_back();
+        break;
+      case E::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second)
+          throw InputError(name_, pointer(),
+                           "duplicate key \"" + f.key + "\" (JSON readers keep only one of them; remove the other)");
+        break;
+      }
+      case E::value:
+        enter_element();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    long index;
+    std::string key;
+    std::set<std::string> keys;
+  };
+
+  void enter_element() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+
+  std::string pointer() const {
+    std::string out;
+    for (const Frame& f : frames_)
+      out += "/" + (f.array ? std::to_string(f.index) : escape_pointer_token(f.key));
+    return out;
+  }
+
+  std::string name_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+std::string strip_utf8_bom(std::string text) {
+  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF &&
+      static_cast<unsigned char>(text[1]) == 0xBB && static_cast<unsigned char>(text[2]) == 0xBF)
+    text.erase(0, 3);
+  return text;
+}
+
+std::string read_input_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw InputError(path, "", "cannot open file for reading (no such file)");
+  if (!fs::is_regular_file(st))
+    throw InputError(path, "", std::string("is not a regular file (") +
+                                   (fs::is_directory(st) ? "a directory" : "a device, pipe or socket") +
+                                   "); rigsim reads its inputs from regular files");
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > kMaxInputBytes)
+    throw InputError(path, "", "is " + std::to_string(size) + " bytes; rigsim refuses input files over " +
+                                   std::to_string(kMaxInputBytes >> 20) + " MiB");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open file for reading");
+  std::string text;
+  text.resize(static_cast<std::size_t>(ec ? 0 : size));
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  // A file that grew while being read, or whose size the filesystem does not report: read the rest,
+  // but never more than the limit.
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxInputBytes)
+      throw InputError(path, "", "is larger than " + std::to_string(kMaxInputBytes >> 20) +
+                                     " MiB; rigsim refuses input files over that size");
+  }
+  return strip_utf8_bom(std::move(text));
+}
+
+nlohmann::json parse_json_text(const std::string& raw, const std::string& name) {
+  const std::string text = strip_utf8_bom(raw);
   try {
-    return nlohmann::json::parse(text);
+    return nlohmann::json::parse(text, KeyTracker(name));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // e.g. a number too large for a double ("number overflow parsing '1e999'").
+    std::string what = e.what();
+    const auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    throw InputError(name, "", "invalid JSON: " + what);
   } catch (const nlohmann::json::parse_error& e) {
     // Translate the byte offset into a line and column for people.
     std::size_t line = 1, column = 1;
@@ -74,11 +183,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& name)
 }
 
 nlohmann::json load_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open file for reading");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_json_text(ss.str(), path);
+  return parse_json_text(read_input_file(path), path);
 }
 
 std::string escape_pointer_token(const std::string& token) {
@@ -134,8 +239,24 @@ using V = nlohmann::json::value_t;
 std::string ObjectReader::required_string(const std::string& key) {
   return get(key, V::string, "a string").get<std::string>();
 }
+int ObjectReader::to_int(const std::string& key, const nlohmann::json& v) const {
+  // nlohmann would truncate 4294967316 to 20 and read 2^64-1 as -1: check the range first.
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(INT_MAX))
+      fail(key, "expected an integer from " + std::to_string(INT_MIN) + " to " + std::to_string(INT_MAX) +
+                    ", got " + std::to_string(u));
+    return static_cast<int>(u);
+  }
+  const auto i = v.get<std::int64_t>();
+  if (i < INT_MIN || i > INT_MAX)
+    fail(key, "expected an integer from " + std::to_string(INT_MIN) + " to " + std::to_string(INT_MAX) +
+                  ", got " + std::to_string(i));
+  return static_cast<int>(i);
+}
+
 int ObjectReader::required_int(const std::string& key) {
-  return get(key, V::number_integer, "an integer").get<int>();
+  return to_int(key, get(key, V::number_integer, "an integer"));
 }
 bool ObjectReader::required_bool(const std::string& key) {
   return get(key, V::boolean, "true or false").get<bool>();
@@ -157,7 +278,7 @@ std::optional<double> ObjectReader::optional_number(const std::string& key) {
 }
 std::optional<int> ObjectReader::optional_int(const std::string& key) {
   const auto* v = find(key, V::number_integer, "an integer");
-  return v ? std::optional<int>(v->get<int>()) : std::nullopt;
+  return v ? std::optional<int>(to_int(key, *v)) : std::nullopt;
 }
 std::optional<bool> ObjectReader::optional_bool(const std::string& key) {
   const auto* v = find(key, V::boolean, "true or false");

@@ -2,6 +2,7 @@
 // suggestion, and every error names the file and the JSON pointer of the offending value.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -24,7 +25,17 @@ class InputError : public std::runtime_error {
   std::string location_;
 };
 
-/// Reads a whole file and parses it as JSON; syntax errors report the line and column.
+/// Input files larger than this are refused (a layout is a few kB; `rigsim topo /dev/zero` must not
+/// grow until memory runs out).
+inline constexpr std::uintmax_t kMaxInputBytes = 64ull << 20;
+/// Reads a whole input file: refuses what is not a regular file (directory, device, pipe) and files
+/// over kMaxInputBytes, and drops a UTF-8 byte-order mark, the same for every reader.
+std::string read_input_file(const std::string& path);
+/// `text` without a leading UTF-8 byte-order mark.
+std::string strip_utf8_bom(std::string text);
+
+/// Reads a whole file and parses it as JSON; syntax errors report the line and column, duplicate keys
+/// and numbers out of range are located errors too.
 nlohmann::json load_json_file(const std::string& path);
 /// Parses JSON text; `name` is used as the file name in errors.
 nlohmann::json parse_json_text(const std::string& text, const std::string& name);
@@ -75,6 +86,7 @@ class ObjectReader {
 
  private:
   const nlohmann::json& get(const std::string& key, nlohmann::json::value_t type, const char* what);
+  int to_int(const std::string& key, const nlohmann::json& v) const;
   const nlohmann::json* find(const std::string& key, nlohmann::json::value_t type, const char* what);
 
   const nlohmann::json& node_;

@@ -35,6 +35,7 @@ Builder::Builder(const LayoutSpec& spec, int cluster_nodes)
   impl_->name = spec.name;
   impl_->description = spec.description;
   impl_->notes = spec.notes;
+  for (const auto& w : spec.import_warnings) warn(w);
   impl_->psu_w = spec.psu_w;
   impl_->price_usd = spec.price_usd;
   impl_->price_source = spec.price_source;
@@ -50,6 +51,7 @@ Topology Builder::build() {
   add_switches();
   add_gpus();
   add_nics();
+  check_empty_slots();
   add_nvlinks();
   add_nvswitches();
   add_inter_socket();
@@ -361,6 +363,29 @@ void Builder::add_switches() {
     attach(ids[i], dev(ids[i]).pcie_gen, uplink_width, e.attach);
     use_lanes(ids[i], impl_->links[*impl_->uplink[ids[i]]].width, "uplink");
   }
+  // A PCIe tree ends at a host bridge or chipset: a cycle of parents (sw0 -> sw1 -> sw0) never does.
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    std::vector<DeviceId> chain{ids[i]};
+    while (dev(chain.back()).kind == DeviceKind::Switch) {
+      const DeviceId up = impl_->links[*impl_->uplink[chain.back()]].up;
+      if (std::find(chain.begin(), chain.end(), up) != chain.end()) {
+        std::string names;
+        for (DeviceId d : chain) names += dev(d).name + " -> ";
+        fail(spec_.switches[i].where, "switch \"" + dev(ids[i]).name + "\" hangs off a cycle of parents (" +
+                                          names + dev(up).name +
+                                          "); a PCIe tree ends at a host bridge or chipset");
+      }
+      chain.push_back(up);
+    }
+  }
+}
+
+void Builder::check_empty_slots() {
+  // An empty slot's parent is checked too: an id that is no host bridge, switch or chipset is a typo.
+  for (const auto& [id, s] : slots_)
+    if (std::all_of(s.occupant.begin(), s.occupant.end(), [](const std::string& o) { return o.empty(); }))
+      resolve(s.entry->parent, s.entry->where + "/parent",
+              {DeviceKind::HostBridge, DeviceKind::Switch, DeviceKind::Chipset}, "host bridge, switch or chipset");
 }
 
 void Builder::add_gpus() {

@@ -44,6 +44,7 @@ class Builder {
   void add_chipsets();
   void index_slots();
   void add_switches();
+  void check_empty_slots();
   void add_gpus();
   void add_nics();
   void add_nvlinks();

@@ -117,6 +117,8 @@ struct LayoutSpec {
   std::string name;
   std::string description;
   std::vector<std::string> notes;   // sources and assumptions
+  /// What a reader had to guess or ignore (e.g. the NCCL XML importer), shown as topology warnings.
+  std::vector<std::string> import_warnings;
   double psu_w = 0;                 // total PSU capacity, W (0: not declared)
   double price_usd = 0;             // what the whole box costs, USD (0: not declared)
   std::string price_source;         // where that price comes from (a listing, a quote, a date)

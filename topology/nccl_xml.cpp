@@ -339,11 +339,7 @@ bool is_software_interface(std::string_view name) {
 }  // namespace nccl_xml
 
 Topology load_nccl_xml(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open file for reading");
-  std::stringstream text;
-  text << in.rdbuf();
-  return build_topology(import_nccl_xml(text.str(), path));
+  return build_topology(import_nccl_xml(read_input_file(path), path));
 }
 
 }  // namespace rigsim::topology

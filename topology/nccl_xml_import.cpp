@@ -22,6 +22,7 @@
 //   is the GPU's own bus id (Azure NC A100 v4 dumps) is ignored.
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -96,6 +97,7 @@ int gen_of(xml_node pci) {
   return nccl_xml::link_gen_of(pci.attribute("link_speed").as_string());
 }
 int width_of(xml_node pci) {
+  // Range-checked by Importer::check_pci_attributes before any use.
   const int w = pci.attribute("link_width").as_int(0);
   return w >= 1 && w <= 32 ? w : 0;
 }
@@ -148,7 +150,7 @@ class Importer {
     for (const auto& [message, subjects] : notes_) {
       std::string who;
       for (const auto& s : subjects) who.append(who.empty() ? "" : ", ").append(s);
-      spec_.notes.push_back(who.empty() ? message : who.append(": ").append(message));
+      spec_.import_warnings.push_back("NCCL XML: " + (who.empty() ? message : who.append(": ").append(message)));
     }
     return std::move(spec_);
   }
@@ -171,6 +173,52 @@ class Importer {
   [[noreturn]] void fail(xml_node n, const std::string& message) const {
     throw InputError(spec_.file, where(n), message);
   }
+  /// An integer attribute: absent or empty gives `fallback` (as NCCL reads a missing value); anything
+  /// that is not an integer in [lo, hi] is an error naming the line, attribute and value.
+  long long int_attr(xml_node n, const char* name, long long fallback, long long lo, long long hi) const {
+    const pugi::xml_attribute a = n.attribute(name);
+    if (!a) return fallback;
+    const std::string v = trim(a.as_string());
+    if (v.empty()) return fallback;
+    errno = 0;
+    char* end = nullptr;
+    const long long x = std::strtoll(v.c_str(), &end, 10);
+    if (end == v.c_str() || *end != '\0' || errno == ERANGE)
+      fail(n, "<" + std::string(n.name()) + "> " + name + "=\"" + v + "\": expected an integer");
+    if (x < lo || x > hi)
+      fail(n, "<" + std::string(n.name()) + "> " + name + "=\"" + v + "\": expected an integer from " +
+                  std::to_string(lo) + " to " + std::to_string(hi));
+    return x;
+  }
+
+  /// A hexadecimal attribute (vendor, device, class: "0x10de" or "10de"); absent or empty is 0.
+  void check_hex(xml_node n, const char* name) const {
+    std::string v = lower(trim(n.attribute(name).as_string()));
+    if (v.empty()) return;
+    if (v.starts_with("0x")) v = v.substr(2);
+    if (v.empty() || v.size() > 8 || v.find_first_not_of("0123456789abcdef") != std::string::npos)
+      fail(n, "<" + std::string(n.name()) + "> " + name + "=\"" + n.attribute(name).as_string() +
+                  "\": expected a hexadecimal number");
+  }
+
+  /// What NCCL writes on a <pci>: busid "dddd:bb:dd.f" (hex), hex ids, link_width 0..32 (0: unknown,
+  /// which NCCL itself writes). link_speed is free text NCCL maps to a rate; unknown text is a warning
+  /// (attach_of).
+  void check_pci_attributes(xml_node pci) const {
+    const std::string bus = lower(trim(pci.attribute("busid").as_string()));
+    if (!bus.empty()) {
+      const bool ok = bus.size() == 12 && bus[4] == ':' && bus[7] == ':' && bus[10] == '.' &&
+                      std::all_of(bus.begin(), bus.end(), [](char c) {
+                        return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
+                      });
+      if (!ok)
+        fail(pci, "<pci> busid=\"" + std::string(pci.attribute("busid").as_string()) +
+                      "\": expected a PCI address like 0000:07:00.0");
+    }
+    for (const char* h : {"vendor", "device", "subsystem_vendor", "subsystem_device", "class"}) check_hex(pci, h);
+    int_attr(pci, "link_width", 0, 0, 32);
+  }
+
   /// Notes with the same message are merged, naming every device they concern.
   void note(const std::string& message, const std::string& subject) {
     auto it = std::find_if(notes_.begin(), notes_.end(), [&](const auto& n) { return n.first == message; });
@@ -217,11 +265,12 @@ class Importer {
     e.socket = index;
     e.where = where(cpu);
     const ModelChoice m =
-        nccl_xml::cpu_model(trim(cpu.attribute("vendor").as_string()), cpu.attribute("familyid").as_int(0),
-                            cpu.attribute("modelid").as_int(0), cpu_count_ > 1);
+        nccl_xml::cpu_model(trim(cpu.attribute("vendor").as_string()),
+                            static_cast<int>(int_attr(cpu, "familyid", 0, 0, 65535)),
+                            static_cast<int>(int_attr(cpu, "modelid", 0, 0, 65535)), cpu_count_ > 1);
     e.model = m.key;
     if (!m.guess.empty()) note(m.guess, e.id);
-    const int numa = cpu.attribute("numaid").as_int(-1);
+    const int numa = static_cast<int>(int_attr(cpu, "numaid", -1, -1, 4095));
     e.numa = numa >= 0 ? numa : index;
     if (numa < 0)
       note("numaid=\"-1\" or missing (seen in VM dumps): NUMA node taken as the <cpu>'s position", e.id);
@@ -250,7 +299,15 @@ class Importer {
     if (!bridged) new_host_bridge(scope, 16, e.where);
   }
 
-  void import_pci(xml_node pci, std::string parent, CpuScope& scope, bool top_level) {
+  /// A real PCIe tree is under 10 levels deep (root port, two or three switch levels, device); deeper
+  /// nesting is a broken or hostile file, refused before the recursion can exhaust the stack.
+  static constexpr int kMaxPciDepth = 32;
+
+  void import_pci(xml_node pci, std::string parent, CpuScope& scope, bool top_level, int depth = 1) {
+    if (depth > kMaxPciDepth)
+      fail(pci, "<pci> nested more than " + std::to_string(kMaxPciDepth) +
+                    " levels deep; a real PCIe tree is fewer than 10 levels deep");
+    check_pci_attributes(pci);
     const PciKind kind = kind_of(pci);
     if (kind == PciKind::NvSwitch) {
       note("NVSwitch <pci> nodes (class 0x068000) skipped: the GPUs' <nvlink> elements give the fabric",
@@ -262,7 +319,7 @@ class Importer {
       return;
     }
     if (top_level && scope.per_root_port) parent = new_host_bridge(scope, 16, where(pci));
-    if (kind == PciKind::Bridge) import_switch(pci, parent, scope);
+    if (kind == PciKind::Bridge) import_switch(pci, parent, scope, depth);
     if (kind == PciKind::Gpu) import_gpu(pci, parent);
     if (kind == PciKind::Nic) import_nic(pci, pci.child("nic"), parent);
   }
@@ -282,7 +339,7 @@ class Importer {
     return a;
   }
 
-  void import_switch(xml_node pci, const std::string& parent, CpuScope& scope) {
+  void import_switch(xml_node pci, const std::string& parent, CpuScope& scope, int depth) {
     const std::string id = "sw" + std::to_string(spec_.switches.size());
     SwitchEntry e;
     e.id = id;
@@ -305,7 +362,7 @@ class Importer {
     for (xml_node child : pci.children()) {
       const std::string_view name = child.name();
       if (name == "pci")
-        import_pci(child, id, scope, false);
+        import_pci(child, id, scope, false, depth + 1);
       else if (name == "nic")
         import_nic(xml_node(), child, id);
       else
@@ -317,11 +374,12 @@ class Importer {
     const xml_node gpu = pci.child("gpu");
     Found<GpuEntry> f;
     f.busid = busid_of(pci);
-    f.sm = gpu.attribute("sm").as_int(0);
-    if (gpu.attribute("dev")) f.dev = gpu.attribute("dev").as_int();
+    f.sm = static_cast<int>(int_attr(gpu, "sm", 0, 0, 1000));
+    if (gpu.attribute("dev")) f.dev = static_cast<int>(int_attr(gpu, "dev", 0, 0, 1 << 20));
+    int_attr(gpu, "rank", 0, 0, 1 << 24);
     bool nvlink = false;
     for (xml_node nv : gpu.children("nvlink")) {
-      NvlinkRef ref{lower(nv.attribute("target").as_string()), nv.attribute("count").as_int(0),
+      NvlinkRef ref{lower(nv.attribute("target").as_string()), static_cast<int>(int_attr(nv, "count", 0, 0, 64)),
                     lower(nv.attribute("tclass").as_string()), where(nv)};
       nvlink = nvlink || (ref.target != f.busid && ref.count > 0);
       f.nvlinks.push_back(ref);
@@ -346,8 +404,8 @@ class Importer {
   void import_nic(xml_node pci, xml_node nic, const std::string& parent) {
     Found<NicEntry> f;
     const xml_node net = nic.child("net");
-    const long long speed = net.attribute("speed").as_llong(0);
-    if (net.attribute("dev")) f.dev = net.attribute("dev").as_int();
+    const long long speed = int_attr(net, "speed", 0, 0, 100'000'000);  // Mbit/s
+    if (net.attribute("dev")) f.dev = static_cast<int>(int_attr(net, "dev", 0, 0, 1 << 20));
     const auto ports = std::distance(nic.children("net").begin(), nic.children("net").end());
     if (ports > 1) f.notes.emplace_back("a <nic> with several <net> ports is one NIC, as NCCL merges them");
     const ModelChoice m =

@@ -15,18 +15,11 @@ bool is_xml(const std::string& path) {
   return path.size() >= 4 && path.compare(path.size() - 4, 4, ".xml") == 0;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
 LayoutSpec read_layout_spec(const std::string& path) {
-  if (is_xml(path)) return import_nccl_xml(read_text(path), path);
+  if (is_xml(path)) return import_nccl_xml(read_input_file(path), path);
   return parse_layout(load_json_file(path), path);
 }
 

@@ -56,6 +56,10 @@ expect_error "llama-2-7b" run "$tmp/nomodel.json" --layout "$layout"
 expect_error "no layout" run "$tmp/world.json"
 expect_error "/parallel" run "$tmp/world.json" --layout "$layout"
 expect_error "FP8" run "$tmp/fp8.json" --layout "$src/scenarios/layouts/consumer-2x3090-nvlink.json"
+expect_error "is not a regular file" topo /dev/zero
+expect_error "is a directory" topo "$layout" -o "$tmp"
+printf '{"name": "x", "name": "y"}' >"$tmp/dup.json"
+expect_error "/name: duplicate key" topo "$tmp/dup.json"
 expect_error "attached to nothing" compare "$tmp/world.json" --layouts "$tmp/nothing.json" --json -o "$tmp/cmp.json"
 
 # A failing command leaves no output file behind.

@@ -46,9 +46,10 @@ const Link& gpu_link(const Topology& t, std::size_t i) {
   return t.link(*t.uplink(gpu(t, i)));
 }
 
+/// The importer's guesses are topology warnings (printed by `topo`), each prefixed "NCCL XML: ".
 bool has_note_containing(const Topology& t, const std::string& text) {
-  for (const auto& n : t.notes())
-    if (n.find(text) != std::string::npos) return true;
+  for (const auto& n : t.warnings())
+    if (n.starts_with("NCCL XML: ") && n.find(text) != std::string::npos) return true;
   return false;
 }
 
