@@ -17,11 +17,12 @@ namespace rigsim::app {
 namespace {
 
 struct BenchCli {
-  std::string layout, op = "all_reduce", min = "8", max = "128M", step, gpus, p2p_level, model = "auto",
-                      algo = "auto", proto = "auto", cost_model, output;
+  std::string layout, op = "all_reduce", min = "8", max = "128M", step, p2p_level, model = "auto", algo = "auto",
+                                                                   proto = "auto", cost_model, output;
+  std::optional<std::string> gpus;  // given but empty is an error, not "all GPUs"
   std::uint64_t factor = 2;
-  std::size_t root = 0;
-  std::optional<std::size_t> per_node;
+  std::int64_t root = 0;                  // signed, so that -r -1 is refused rather than wrapped
+  std::optional<std::int64_t> per_node;
   int nodes = 1;
   bool json = false, p2p_disable = false, dump_platform = false;
 };
@@ -69,15 +70,19 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
     b.sweep.step_factor = o.factor;
     b.sweep.step_bytes = o.factor > 1 ? 0 : 1 << 20;  // nccl-tests' default -i: 1 MiB
   }
-  b.gpus = model::select_gpus(topo, o.per_node,
-                              o.gpus.empty() ? std::vector<std::size_t>{} : parse_indices(o.gpus));
+  if (o.per_node && *o.per_node < 1)
+    throw InputError("", "-g", "expected at least 1 GPU per server, got " + std::to_string(*o.per_node));
+  if (o.root < 0) throw InputError("", "-r", "expected a root rank of 0 or more, got " + std::to_string(o.root));
+  const std::optional<std::size_t> per_node =
+      o.per_node ? std::optional<std::size_t>(static_cast<std::size_t>(*o.per_node)) : std::nullopt;
+  b.gpus = model::select_gpus(topo, per_node, o.gpus ? parse_indices(*o.gpus) : std::vector<std::size_t>{});
   b.collective.model = *model::parse_plan_model(o.model);
   if (o.algo != "auto")
     b.collective.algorithm = o.algo == "ring"   ? model::Algorithm::Ring
                              : o.algo == "nvls" ? model::Algorithm::Nvls
                                                 : model::Algorithm::Tree;
   if (o.proto != "auto") b.collective.protocol = model::parse_protocol(o.proto);
-  b.collective.root = o.root;
+  b.collective.root = static_cast<std::size_t>(o.root);
   b.collective.p2p.disable = o.p2p_disable;
   if (!o.p2p_level.empty()) b.collective.p2p.level = topology::parse_path_class(o.p2p_level);
   return b;
@@ -117,8 +122,7 @@ void add_bench(CLI::App& app, Action& action) {
       cmd->add_option("-f,--stepfactor", opt->factor, "Multiply the size by this between rows (default 2)")
           ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   cmd->add_option("-i,--stepbytes", opt->step, "Add this many bytes between rows instead of -f")->excludes(f);
-  auto* g = cmd->add_option("-g,--ngpus", opt->per_node, "GPUs per server: the first N (like nccl-tests -g)")
-                ->check(CLI::PositiveNumber);
+  auto* g = cmd->add_option("-g,--ngpus", opt->per_node, "GPUs per server: the first N (like nccl-tests -g)");
   cmd->add_option("--gpus", opt->gpus, "GPU ids per server, e.g. 0,1,2,3 (CUDA device order)")->excludes(g);
   cmd->add_option("--nodes", opt->nodes,
                   "Servers joined by their NICs through a non-blocking switch (default 1)")

@@ -82,6 +82,7 @@ std::uint64_t parse_size(std::string_view text, const std::string& option) {
   if (unit == 0) bad_size(text, option, "has an unknown unit");
   if (!std::isfinite(value) || value < 0) bad_size(text, option, "is not a size");
   const double bytes = std::floor(value * unit);
+  if (bytes != value * unit) bad_size(text, option, "is not a whole number of bytes");
   if (bytes > static_cast<double>(kMaxBytes)) bad_size(text, option, "is larger than 2^40 bytes (1 TiB)");
   return static_cast<std::uint64_t>(bytes);
 }

@@ -39,7 +39,7 @@ expect_error "unknown collective" bench "$layout" --op allreduce
 expect_error "out of range" bench "$layout" --op all_reduce --gpus 0,7
 expect_error "2^40" bench "$layout" --op all_reduce -e 4096G
 expect_error "size" bench "$layout" --op all_reduce -b lots
-expect_error "ngpus" bench "$layout" --op all_reduce -g 0
+expect_error "-g: expected at least 1 GPU" bench "$layout" --op all_reduce -g 0
 expect_error "nothing.json" bench "$tmp/nothing.json" --op all_reduce
 expect_error "attached to nothing" p2p "$tmp/nothing.json"
 expect_error "unknown key" p2p "$layout" --cost-model "$tmp/unknown_key.json"
@@ -56,6 +56,10 @@ expect_error "llama-2-7b" run "$tmp/nomodel.json" --layout "$layout"
 expect_error "no layout" run "$tmp/world.json"
 expect_error "/parallel" run "$tmp/world.json" --layout "$layout"
 expect_error "FP8" run "$tmp/fp8.json" --layout "$src/scenarios/layouts/consumer-2x3090-nvlink.json"
+expect_error "expected at least 1 GPU per server, got 0" bench "$layout" -g 0
+expect_error "expected a root rank of 0 or more, got -1" bench "$layout" --op broadcast -r -1
+expect_error "is not a whole number of bytes" bench "$layout" -b 1.5
+expect_error "expected GPU ids like 0,1,2,3" bench "$layout" --gpus ""
 expect_error "is not a regular file" topo /dev/zero
 expect_error "is a directory" topo "$layout" -o "$tmp"
 printf '{"name": "x", "name": "y"}' >"$tmp/dup.json"

@@ -19,7 +19,8 @@ TEST(NcclTestsSizes, ParseLikeParsesize) {
   EXPECT_EQ(parse_size("1.5M", "-e"), 1572864u);
   EXPECT_EQ(parse_size("128MiB", "-e"), 134217728u);
   EXPECT_EQ(parse_size("1024G", "-e"), std::uint64_t{1} << 40) << "2^40 itself is accepted";
-  for (const char* bad : {"", "abc", "-1", "12X", "1T", "1025G", "nan", "inf", "1e300"})
+  // A fraction of a byte is refused ("-b 1.5"); a fractional size with a unit is fine when whole.
+  for (const char* bad : {"", "abc", "-1", "12X", "1T", "1025G", "nan", "inf", "1e300", "1.5", "0.1K"})
     EXPECT_THROW(parse_size(bad, "-e"), InputError) << bad;
 }
 
