@@ -3,12 +3,15 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "app/cli.hpp"
 #include "app/training_inputs.hpp"
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "common/suggest.hpp"
 #include "engine/executor.hpp"
+#include "model/nccl_env.hpp"
 #include "report/bench.hpp"
 #include "topology/build.hpp"
 #include "topology/read_layout.hpp"
@@ -24,7 +27,8 @@ struct BenchCli {
   std::int64_t root = 0;                  // signed, so that -r -1 is refused rather than wrapped
   std::optional<std::int64_t> per_node;
   int nodes = 1;
-  bool json = false, p2p_disable = false, dump_platform = false;
+  bool json = false, p2p_disable = false, dump_platform = false, env_from_shell = false;
+  std::vector<std::string> nccl_env;
 };
 
 topology::Topology load_topology(const BenchCli& o) {
@@ -85,6 +89,9 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
   b.collective.root = static_cast<std::size_t>(o.root);
   b.collective.p2p.disable = o.p2p_disable;
   if (!o.p2p_level.empty()) b.collective.p2p.level = topology::parse_path_class(o.p2p_level);
+  // NCCL's environment last: the shell's, then --nccl-env (a later setting wins, as in a shell).
+  if (o.env_from_shell) model::apply_nccl_env(model::nccl_env_from(environ), b.collective);
+  model::apply_nccl_env(model::parse_nccl_env_args(o.nccl_env), b.collective);
   return b;
 }
 
@@ -138,6 +145,11 @@ void add_bench(CLI::App& app, Action& action) {
   cmd->add_option("--proto", opt->proto,
                   "ring/chain protocol, like NCCL_PROTO: auto (NCCL's tuning model), LL, LL128, Simple")
       ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));
+  cmd->add_option("--nccl-env", opt->nccl_env,
+                  "NCCL environment variable KEY=VALUE, repeatable: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_ALGO, "
+                  "NCCL_PROTO, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE (--p2p-level, --p2p-disable, "
+                  "--algo, --proto are aliases); others are named in an error");
+  cmd->add_flag("--nccl-env-from-shell", opt->env_from_shell, "Read NCCL_* variables from rigsim's environment");
   add_cost_model_option(cmd, opt->cost_model);
   cmd->add_flag("--dump-platform", opt->dump_platform,
                 "Print the flattened SimGrid platform (hosts, links, routes) and exit");

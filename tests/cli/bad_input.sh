@@ -60,6 +60,9 @@ expect_error "expected at least 1 GPU per server, got 0" bench "$layout" -g 0
 expect_error "expected a root rank of 0 or more, got -1" bench "$layout" --op broadcast -r -1
 expect_error "is not a whole number of bytes" bench "$layout" -b 1.5
 expect_error "expected GPU ids like 0,1,2,3" bench "$layout" --gpus ""
+expect_error "NCCL reads it but rigsim does not model it" bench "$layout" --nccl-env NCCL_SHM_DISABLE=1
+expect_error "unknown NCCL variable" bench "$layout" --nccl-env NCCL_FOO=1
+expect_error "expected KEY=VALUE" bench "$layout" --nccl-env NCCL_ALGO
 expect_error "is not a regular file" topo /dev/zero
 expect_error "is a directory" topo "$layout" -o "$tmp"
 printf '{"name": "x", "name": "y"}' >"$tmp/dup.json"

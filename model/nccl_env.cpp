@@ -1,0 +1,144 @@
+#include "model/nccl_env.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <map>
+
+#include "common/input.hpp"
+#include "common/suggest.hpp"
+
+namespace rigsim::model {
+namespace {
+
+[[noreturn]] void fail(const std::string& key, const std::string& message) {
+  throw InputError("", "--nccl-env " + key, message);
+}
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+long long integer(const std::string& key, const std::string& value, long long lo, long long hi) {
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || value.empty())
+    fail(key, "expected an integer, got \"" + value + "\"");
+  if (v < lo || v > hi)
+    fail(key, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + value);
+  return v;
+}
+
+bool flag(const std::string& key, const std::string& value) {
+  return integer(key, value, 0, 1) == 1;
+}
+
+/// NCCL reads these; rigsim does not model them yet. Each says why, so the user knows what the
+/// prediction assumes instead.
+const std::map<std::string, std::string>& unmodelled() {
+  static const std::map<std::string, std::string> keys = {
+      {"NCCL_MIN_NCHANNELS",
+       "rigsim's ring search sets the channel count (more channels on the same rings share the same links)"},
+      {"NCCL_SHM_DISABLE", "rigsim always allows the SHM transport (the fallback through host memory)"},
+      {"NCCL_CROSS_NIC", "rigsim's clusters have one NIC per GPU rail as NCCL's default"},
+      {"NCCL_NET_GDR_LEVEL", "rigsim uses GPUDirect RDMA where the NIC supports it and the path is PXB or closer"},
+      {"NCCL_TOPO_FILE", "give the NCCL XML itself as the layout argument instead"},
+      {"NCCL_GRAPH_FILE", "rigsim searches rings itself (as NCCL does without a graph file)"},
+      {"NCCL_IB_HCA", "rigsim's NICs are the layout's"},
+      {"NCCL_SOCKET_IFNAME", "rigsim's NICs are the layout's"},
+      {"NCCL_NET_GDR_READ", "not modelled"},
+      {"NCCL_IB_DISABLE", "not modelled"},
+      {"NCCL_NTHREADS", "not modelled"},
+      {"NCCL_COLLNET_ENABLE", "rigsim has no CollNet/SHARP network model"},
+      {"NCCL_DEBUG", "rigsim's reports say why already"},
+      {"NCCL_DEBUG_SUBSYS", "rigsim's reports say why already"},
+  };
+  return keys;
+}
+
+std::vector<std::string> modelled_keys() {
+  return {"NCCL_P2P_LEVEL",     "NCCL_P2P_DISABLE", "NCCL_ALGO",    "NCCL_PROTO",
+          "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE"};
+}
+
+}  // namespace
+
+NcclEnv parse_nccl_env_args(const std::vector<std::string>& args) {
+  NcclEnv out;
+  for (const std::string& a : args) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("", "--nccl-env", "expected KEY=VALUE (e.g. NCCL_P2P_LEVEL=PHB), got \"" + a + "\"");
+    std::string key = a.substr(0, eq);
+    if (!key.starts_with("NCCL_"))
+      throw InputError("", "--nccl-env", "\"" + key + "\" is not an NCCL variable (they start with NCCL_)");
+    out.emplace_back(std::move(key), a.substr(eq + 1));
+  }
+  return out;
+}
+
+NcclEnv nccl_env_from(const char* const* environ) {
+  NcclEnv out;
+  for (const char* const* e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string s = *e;
+    const auto eq = s.find('=');
+    if (eq != std::string::npos && s.starts_with("NCCL_")) out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
+  for (const auto& [key, raw] : env) {
+    const std::string value = raw;
+    if (key == "NCCL_P2P_LEVEL") {
+      const std::string v = upper(value) == "NODE" ? "PHB" : upper(value);
+      const auto level = topology::parse_path_class(v);
+      if (!level || v == "PXN" || v == "NET")
+        fail(key, "expected LOC, NVL, NVB, PIX, PXB, PHB (NODE) or SYS, got \"" + value + "\"");
+      o.p2p.level = level;
+    } else if (key == "NCCL_P2P_DISABLE") {
+      o.p2p.disable = flag(key, value);
+    } else if (key == "NCCL_ALGO") {
+      const std::string v = upper(value);
+      if (v == "RING")
+        o.algorithm = Algorithm::Ring;
+      else if (v == "TREE")
+        o.algorithm = Algorithm::Tree;
+      else if (v == "NVLS")
+        o.algorithm = Algorithm::Nvls;
+      else
+        fail(key, "rigsim takes one of Ring, Tree, NVLS (no lists, no ^exclusions, no CollNet/PAT), got \"" + value +
+                      "\"");
+    } else if (key == "NCCL_PROTO") {
+      const std::string v = upper(value);
+      if (v == "LL")
+        o.protocol = Protocol::LL;
+      else if (v == "LL128")
+        o.protocol = Protocol::LL128;
+      else if (v == "SIMPLE")
+        o.protocol = Protocol::Simple;
+      else
+        fail(key, "rigsim takes one of LL, LL128, Simple (no lists), got \"" + value + "\"");
+    } else if (key == "NCCL_MAX_NCHANNELS") {
+      o.max_channels = static_cast<int>(integer(key, value, 1, 32));
+    } else if (key == "NCCL_NVLS_ENABLE") {
+      o.nvls_enable = integer(key, value, 0, 2) != 0;
+    } else if (key == "NCCL_BUFFSIZE") {
+      const long long b = integer(key, value, 1 << 16, 1ll << 30);
+      if ((b & (b - 1)) != 0) fail(key, "expected a power of two, got " + value);
+      o.ring_chunk = Bytes{static_cast<double>(b) / 2};   // ALLREDUCE_CHUNKSTEPS 4 of NCCL_STEPS 8
+      o.chain_chunk = Bytes{static_cast<double>(b) / 8};  // BROADCAST_CHUNKSTEPS 1 of 8
+    } else if (const auto it = unmodelled().find(key); it != unmodelled().end()) {
+      fail(key, "NCCL reads it but rigsim does not model it: " + it->second);
+    } else {
+      std::vector<std::string> known = modelled_keys();
+      for (const auto& [k, why] : unmodelled()) known.push_back(k);
+      fail(key, "unknown NCCL variable" + did_you_mean(key, known));
+    }
+  }
+}
+
+}  // namespace rigsim::model

@@ -1,0 +1,33 @@
+// NCCL's environment (NCCL_P2P_LEVEL, NCCL_ALGO, ...) as rigsim's collective options. What NCCL reads
+// from its environment is given to rigsim as `--nccl-env KEY=VALUE` or taken from the shell; every key
+// is either applied, or named in an error (never ignored).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/collectives.hpp"
+
+namespace rigsim::model {
+
+using NcclEnv = std::vector<std::pair<std::string, std::string>>;
+
+/// "KEY=VALUE" arguments of --nccl-env; a missing '=' or a key not starting with NCCL_ is an error.
+NcclEnv parse_nccl_env_args(const std::vector<std::string>& args);
+
+/// The NCCL_* variables of a process environment (`environ`), in sorted order (deterministic).
+NcclEnv nccl_env_from(const char* const* environ);
+
+/// Applies each setting to `options` in order (a later one wins). Keys rigsim models:
+///   NCCL_P2P_LEVEL (LOC NVL NVB PIX PXB PHB SYS, NODE = PHB), NCCL_P2P_DISABLE (0/1),
+///   NCCL_ALGO (Ring, Tree, NVLS; one algorithm), NCCL_PROTO (LL, LL128, Simple; one protocol),
+///   NCCL_MAX_NCHANNELS (1-32), NCCL_NVLS_ENABLE (0/1/2),
+///   NCCL_BUFFSIZE (bytes, a power of two from 64 KiB: Simple chunks are BUFFSIZE/2 on rings and
+///   BUFFSIZE/8 on chains and trees, as NCCL's CHUNKSTEPS/NCCL_STEPS).
+/// Keys NCCL reads that rigsim does not model (NCCL_MIN_NCHANNELS, NCCL_SHM_DISABLE, NCCL_CROSS_NIC, NCCL_NET_GDR_LEVEL,
+/// NCCL_TOPO_FILE, NCCL_GRAPH_FILE, ...) and unknown keys are errors naming the key and what to do.
+/// Throws rigsim::InputError located at "--nccl-env KEY".
+void apply_nccl_env(const NcclEnv& env, CollectiveOptions& options);
+
+}  // namespace rigsim::model

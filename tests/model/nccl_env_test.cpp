@@ -1,0 +1,69 @@
+// NCCL's environment as rigsim options (issue 9, "NCCL's environment"): every key applied or named.
+#include "model/nccl_env.hpp"
+
+#include <gtest/gtest.h>
+
+#include "common/input.hpp"
+
+namespace rigsim::model {
+namespace {
+
+std::string error_of(const NcclEnv& env) {
+  CollectiveOptions o;
+  try {
+    apply_nccl_env(env, o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(NcclEnv, ModelledKeysSetTheOptionsNcclWould) {
+  CollectiveOptions o;
+  apply_nccl_env(parse_nccl_env_args({"NCCL_P2P_LEVEL=NODE", "NCCL_ALGO=tree", "NCCL_PROTO=LL128",
+                                      "NCCL_MAX_NCHANNELS=4", "NCCL_NVLS_ENABLE=0", "NCCL_BUFFSIZE=8388608"}),
+                 o);
+  EXPECT_EQ(o.p2p.level, topology::PathClass::PHB);
+  EXPECT_EQ(o.algorithm, Algorithm::Tree);
+  EXPECT_EQ(o.protocol, Protocol::LL128);
+  EXPECT_EQ(o.max_channels, 4);
+  EXPECT_FALSE(o.nvls_enable);
+  // BUFFSIZE 8 MiB: Simple ring chunks of 4 of NCCL_STEPS 8 slots = 4 MiB, chain chunks 1 slot = 1 MiB.
+  EXPECT_DOUBLE_EQ(o.ring_chunk.value, 4.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(o.chain_chunk.value, 1.0 * 1024 * 1024);
+  apply_nccl_env({{"NCCL_P2P_DISABLE", "1"}, {"NCCL_ALGO", "NVLS"}}, o);
+  EXPECT_TRUE(o.p2p.disable);
+  EXPECT_EQ(o.algorithm, Algorithm::Nvls);
+}
+
+TEST(NcclEnv, ALaterSettingWins) {
+  CollectiveOptions o;
+  apply_nccl_env({{"NCCL_PROTO", "LL"}, {"NCCL_PROTO", "Simple"}}, o);
+  EXPECT_EQ(o.protocol, Protocol::Simple);
+}
+
+TEST(NcclEnv, UnmodelledUnknownAndBadValuesAreNamed) {
+  EXPECT_NE(error_of({{"NCCL_SHM_DISABLE", "1"}}).find("--nccl-env NCCL_SHM_DISABLE: NCCL reads it but rigsim does not"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_CROSS_NIC", "1"}}).find("does not model it"), std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_P2P_LEVL", "SYS"}}).find("did you mean"), std::string::npos)
+      << error_of({{"NCCL_P2P_LEVL", "SYS"}});
+  EXPECT_NE(error_of({{"NCCL_P2P_LEVEL", "FAR"}}).find("expected LOC, NVL"), std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_ALGO", "ring,tree"}}).find("no lists"), std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_MAX_NCHANNELS", "0"}}).find("from 1 to 32"), std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_BUFFSIZE", "1000000"}}).find("power of two"), std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_P2P_DISABLE", "yes"}}).find("expected an integer"), std::string::npos);
+  EXPECT_THROW(parse_nccl_env_args({"NCCL_ALGO"}), InputError);
+  EXPECT_THROW(parse_nccl_env_args({"CUDA_VISIBLE_DEVICES=0"}), InputError);
+}
+
+TEST(NcclEnv, ShellEnvironmentIsFilteredAndSorted) {
+  const char* env[] = {"PATH=/bin", "NCCL_PROTO=LL", "HOME=/root", "NCCL_ALGO=Ring", nullptr};
+  const NcclEnv e = nccl_env_from(env);
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].first, "NCCL_ALGO");
+  EXPECT_EQ(e[1].first, "NCCL_PROTO");
+}
+
+}  // namespace
+}  // namespace rigsim::model
