@@ -4,11 +4,15 @@
 #include "engine/sg_session.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "common/input.hpp"
 
 namespace rigsim::engine::detail {
 namespace {
@@ -31,7 +35,17 @@ sg4::Engine* make_engine() {
                                "--cfg=network/model:CM02",
                                "--cfg=network/crosstraffic:0",
                                "--cfg=network/TCP-gamma:0",
-                               "--cfg=contexts/stack-size:256"};  // KiB per actor: workers are shallow
+                               "--cfg=contexts/stack-size:256",  // KiB per actor: workers are shallow
+                               // No guard page: it splits each stack into two memory mappings, and the
+                               // kernel's per-process limit (vm.max_map_count, 65530 by default) then
+                               // stops a run at ~32,000 transfers in flight (issue 12).
+                               "--cfg=contexts/guard-size:0",
+#if defined(__SANITIZE_ADDRESS__)
+                               // AddressSanitizer cannot follow SimGrid's own stack switching (raw and
+                               // ucontext factories): under ASan every actor is a system thread.
+                               "--cfg=contexts/factory:thread"
+#endif
+  };
   static std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -125,6 +139,8 @@ class Runner {
   Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where);
   void start();  // from maestro, before Engine::run()
   bool complete() const { return done_ == timings_.size(); }
+  /// Set when the run needed more transfers in flight than the process can hold actors for.
+  std::size_t refused_at() const { return refused_at_; }
   /// The first task that never started, for the error message of an incomplete run.
   std::string stuck() const;
   std::vector<TransferTiming>& timings() { return timings_; }
@@ -150,6 +166,26 @@ class Runner {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<Worker*> idle_;
   sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
+  std::size_t max_workers_ = max_actors();
+  std::size_t refused_at_ = 0;
+
+  /// Each worker actor's stack is one memory mapping; the kernel allows vm.max_map_count of them per
+  /// process (libraries and the heap take some): past that SimGrid aborts ("exceeding the amount of
+  /// mappings allowed per process"), so rigsim stops first and says why.
+  static std::size_t max_actors() {
+    // RIGSIM_MAX_ACTORS lowers the limit (tests, and machines that share the mapping budget).
+    if (const char* env = std::getenv("RIGSIM_MAX_ACTORS")) {
+      const long v = std::strtol(env, nullptr, 10);
+      if (v > 0) return static_cast<std::size_t>(v);
+    }
+    std::size_t limit = 65530;
+    if (FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+      unsigned long v = 0;
+      if (std::fscanf(f, "%lu", &v) == 1) limit = v;
+      std::fclose(f);
+    }
+    return limit > 4096 ? limit - 4096 : limit / 2;
+  }
 };
 
 Runner::Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where)
@@ -202,6 +238,12 @@ void Runner::ready(std::size_t i, double deps_done) {
     idle_.pop_back();
     w->job = i;
     w->wake->release();
+    return;
+  }
+  if (workers_.size() >= max_workers_) {
+    // Out of actors: end the run now (the error names the limit) instead of letting SimGrid abort.
+    if (refused_at_ == 0) refused_at_ = workers_.size() + 1;
+    all_done_->release();
     return;
   }
   workers_.push_back(std::make_unique<Worker>());
@@ -257,6 +299,12 @@ std::vector<TransferTiming> simulate(const SimPlan& plan) {
   Runner runner(plan, std::move(ends), where);
   runner.start();
   engine->run();
+  if (runner.refused_at() > 0)
+    throw InputError("", "",
+                     "this simulation needs more than " + std::to_string(runner.refused_at() - 1) +
+                         " transfers in flight at once; each runs on a SimGrid actor, and this system allows "
+                         "about that many per process (vm.max_map_count). Simulate fewer GPUs or nodes, or raise "
+                         "vm.max_map_count (sysctl -w vm.max_map_count=1048576)");
   if (!runner.complete())
     throw std::logic_error("the simulation ended before every transfer finished: " + runner.stuck());
   return std::move(runner.timings());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include "engine/executor.hpp"
 #include "tests/model/sim_fixture.hpp"
@@ -31,6 +32,26 @@ TEST(Transfers, OneCopyOverGen4x16) {
   const double lat = c.host_copy_latency.value + c.pcie_hop_latency.value;
   expect_closed_form("S/(31.5 GB/s x pcie_eff) + host_copy + 1 hop", kGiB / bw + lat,
                      duration(r.transfers[0]).value, "s");
+}
+
+TEST(Transfers, MoreTransfersInFlightThanActorsIsAClearErrorNotAnAbort) {
+  // Each transfer in flight runs on a SimGrid actor whose stack is one memory mapping; past the
+  // process's limit rigsim stops with a message (RIGSIM_MAX_ACTORS stands in for vm.max_map_count).
+  const Platform p = platform_of(kFourBehindOneUplink);
+  std::vector<Transfer> h2d;
+  for (int i = 0; i < 8; ++i)
+    for (const char* g : {"g0", "g1", "g2", "g3"}) h2d.push_back(copy(p, "cpu0", g, kGiB / 64));
+  ::setenv("RIGSIM_MAX_ACTORS", "5", 1);
+  std::string message;
+  try {
+    engine::run(p, h2d);
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  ::unsetenv("RIGSIM_MAX_ACTORS");
+  EXPECT_NE(message.find("needs more than 5 transfers in flight at once"), std::string::npos) << message;
+  EXPECT_NE(message.find("vm.max_map_count"), std::string::npos) << message;
+  EXPECT_NO_THROW(engine::run(p, h2d));  // the default limit holds them all
 }
 
 TEST(Transfers, FourGpusShareOneSwitchUplink) {
