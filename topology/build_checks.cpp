@@ -7,9 +7,12 @@
 namespace rigsim::topology::detail {
 namespace {
 
+/// The users of a lane budget, at most 8 named: a 10,000-GPU layout must not print 10,000 (issue 12).
 std::string join(const std::vector<std::string>& parts) {
+  constexpr std::size_t kShown = 8;
   std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  for (std::size_t i = 0; i < parts.size() && i < kShown; ++i) out += (out.empty() ? "" : ", ") + parts[i];
+  if (parts.size() > kShown) out += ", and " + std::to_string(parts.size() - kShown) + " more";
   return out;
 }
 

@@ -123,6 +123,18 @@ TEST(LayoutChecks, AnEmptySlotsParentIsChecked) {
   }
 }
 
+TEST(LayoutChecks, ALaneBudgetErrorForThousandsOfGpusStaysShort) {
+  std::string gpus;
+  for (int i = 0; i < 10000; ++i)
+    gpus += std::string(i ? ", " : "") + R"({"id": "g)" + std::to_string(i) + R"(", "model": "tesla-p40", "parent": "rc0"})";
+  const std::string layout = R"({"name": "big", "cpus": [{"id": "cpu0", "model": "xeon-e5-v4"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 40}], "gpus": [)" + gpus + "]}";
+  const std::string e = error_of([&] { layout_from_text(layout); });
+  EXPECT_NE(e.find("needs 160000 lanes"), std::string::npos) << e.substr(0, 300);
+  EXPECT_NE(e.find("and 9992 more"), std::string::npos) << e.substr(0, 300);
+  EXPECT_LT(e.size(), 1000u);
+}
+
 // ---- NCCL XML ------------------------------------------------------------------------------------
 
 std::string xml_with_gpu(const std::string& pci_attrs, const std::string& gpu_attrs = R"(dev="0" sm="80" rank="0")",
