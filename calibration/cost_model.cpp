@@ -341,26 +341,18 @@ std::array<double, 5> read_gen_factors(ObjectReader& r, const char* key, std::ar
   return value;
 }
 
-std::array<double, 4> read_rates(ObjectReader& r, const char* key, std::array<double, 4> value) {
+/// A per-architecture row (Volta, Ampere, Hopper, Blackwell): rates in GB/s (each > 0) or, with
+/// `factors`, factors in [0, 1] (0: the architecture lacks the feature).
+std::array<double, 4> read_per_arch(ObjectReader& r, const char* key, std::array<double, 4> value, bool factors) {
   const nlohmann::json* a = r.optional_array(key);
   if (!a) return value;
-  if (a->size() != 4) r.fail(key, "expected 4 rates in GB/s (Volta, Ampere, Hopper, Blackwell)");
+  const std::string what = factors ? "factors in [0, 1]" : "positive rates in GB/s";
+  if (a->size() != 4) r.fail(key, "expected 4 " + what + " (Volta, Ampere, Hopper, Blackwell)");
   for (std::size_t i = 0; i < 4; ++i) {
-    if (!(*a)[i].is_number() || !((*a)[i].get<double>() > 0))
-      r.fail(key, "expected positive rates in GB/s, element " + std::to_string(i) + " is not");
-    value[i] = (*a)[i].get<double>();
-  }
-  return value;
-}
-
-std::array<double, 4> read_arch_factors(ObjectReader& r, const char* key, std::array<double, 4> value) {
-  const nlohmann::json* a = r.optional_array(key);
-  if (!a) return value;
-  if (a->size() != 4) r.fail(key, "expected 4 factors (Volta, Ampere, Hopper, Blackwell)");
-  for (std::size_t i = 0; i < 4; ++i) {
-    if (!(*a)[i].is_number() || !((*a)[i].get<double>() >= 0) || !((*a)[i].get<double>() <= 1))
-      r.fail(key, "expected factors in [0, 1], element " + std::to_string(i) + " is not");
-    value[i] = (*a)[i].get<double>();
+    const double v = (*a)[i].is_number() ? (*a)[i].get<double>() : -1;
+    if (!(factors ? v >= 0 && v <= 1 : v > 0))
+      r.fail(key, "expected " + what + ", element " + std::to_string(i) + " is not");
+    value[i] = v;
   }
   return value;
 }
@@ -431,8 +423,8 @@ CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::
   r.allow("$comment");
   for (const auto& f : kFactors) base.*f.field = read_factor(r, f.key, base.*f.field);
   for (const auto& d : kDurations) base.*d.field = read_duration(r, d.key, base.*d.field);
-  for (const auto& a : kArchRates) base.*a.field = read_rates(r, a.key, base.*a.field);
-  for (const auto& a : kArchFactors) base.*a.field = read_arch_factors(r, a.key, base.*a.field);
+  for (const auto& a : kArchRates) base.*a.field = read_per_arch(r, a.key, base.*a.field, false);
+  for (const auto& a : kArchFactors) base.*a.field = read_per_arch(r, a.key, base.*a.field, true);
   for (const auto& g : kGenFactors) base.*g.field = read_gen_factors(r, g.key, base.*g.field);
   for (const auto& z : kSizes) base.*z.field = read_size(r, z.key, base.*z.field);
   base.nccl_ll_max_bw_gbs = read_ll_table(r, base.nccl_ll_max_bw_gbs);

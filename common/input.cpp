@@ -131,24 +131,18 @@ std::string read_input_file(const std::string& path) {
     throw InputError(path, "", std::string("is not a regular file (") +
                                    (fs::is_directory(st) ? "a directory" : "a device, pipe or socket") +
                                    "); rigsim reads its inputs from regular files");
+  const std::string over = "rigsim refuses input files over " + std::to_string(kMaxInputBytes >> 20) + " MiB";
   const auto size = fs::file_size(path, ec);
-  if (!ec && size > kMaxInputBytes)
-    throw InputError(path, "", "is " + std::to_string(size) + " bytes; rigsim refuses input files over " +
-                                   std::to_string(kMaxInputBytes >> 20) + " MiB");
+  if (!ec && size > kMaxInputBytes) throw InputError(path, "", "is " + std::to_string(size) + " bytes; " + over);
+  // Read in blocks up to the cap (a file may grow while being read, or report no size).
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file for reading");
   std::string text;
-  text.resize(static_cast<std::size_t>(ec ? 0 : size));
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  // A file that grew while being read, or whose size the filesystem does not report: read the rest,
-  // but never more than the limit.
   char buf[65536];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<std::size_t>(in.gcount()));
     if (text.size() > kMaxInputBytes)
-      throw InputError(path, "", "is larger than " + std::to_string(kMaxInputBytes >> 20) +
-                                     " MiB; rigsim refuses input files over that size");
+      throw InputError(path, "", "grew past the limit while being read; " + over);
   }
   return strip_utf8_bom(std::move(text));
 }
