@@ -32,5 +32,7 @@ void add_run(CLI::App& app, Action& action);
 void add_compare(CLI::App& app, Action& action);
 void add_sweep(CLI::App& app, Action& action);
 void add_sweep_merge(CLI::App& app, Action& action);
+void add_validate(CLI::App& app, Action& action);
+void add_calibrate(CLI::App& app, Action& action);
 
 }  // namespace rigsim::app

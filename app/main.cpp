@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   rigsim::app::add_compare(app, action);
   rigsim::app::add_sweep(app, action);
   rigsim::app::add_sweep_merge(app, action);
+  rigsim::app::add_validate(app, action);
+  rigsim::app::add_calibrate(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -421,6 +421,11 @@ CostModel default_cost_model() {
 CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::string& file) {
   ObjectReader r(doc, file, "");
   r.allow("$comment");
+  // A fitted profile (rigsim calibrate) says what it is and how it was fitted; both are for people.
+  if (const auto schema = r.optional_string("schema"); schema && *schema != kProfileSchema)
+    r.fail("schema", "expected \"" + std::string(kProfileSchema) + "\", got \"" + *schema + "\"");
+  r.optional_object("rig");
+  r.optional_object("fit");
   for (const auto& f : kFactors) base.*f.field = read_factor(r, f.key, base.*f.field);
   for (const auto& d : kDurations) base.*d.field = read_duration(r, d.key, base.*d.field);
   for (const auto& a : kArchRates) base.*a.field = read_per_arch(r, a.key, base.*a.field, false);
@@ -451,6 +456,34 @@ nlohmann::json to_json(const CostModel& m) {
   out["nccl_ll_max_bw_gbs"] = m.nccl_ll_max_bw_gbs;
   out["source"] = m.source;
   return out;
+}
+
+std::optional<double> scalar_of(const CostModel& m, std::string_view key) {
+  for (const auto& f : kFactors)
+    if (key == f.key) return m.*f.field;
+  for (const auto& d : kDurations)
+    if (key == d.key) return (m.*d.field).value;
+  return std::nullopt;
+}
+
+void set_scalar(CostModel& m, std::string_view key, double value) {
+  for (const auto& f : kFactors)
+    if (key == f.key) {
+      m.*f.field = value;
+      return;
+    }
+  for (const auto& d : kDurations)
+    if (key == d.key) {
+      m.*d.field = Seconds{value};
+      return;
+    }
+  throw std::invalid_argument("no cost-model factor or duration named \"" + std::string(key) + "\"");
+}
+
+bool is_duration_key(std::string_view key) {
+  for (const auto& d : kDurations)
+    if (key == d.key) return true;
+  return false;
 }
 
 }  // namespace rigsim::calibration

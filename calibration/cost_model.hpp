@@ -5,6 +5,8 @@
 
 #include <array>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
 #include <string>
 
 #include "common/units.hpp"
@@ -103,5 +105,16 @@ CostModel default_cost_model();
 CostModel load_cost_model(const std::string& path);
 CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::string& file);
 nlohmann::json to_json(const CostModel& m);
+
+/// Schema of a profile written by `rigsim calibrate` (its "schema" key; hand-written profiles omit it).
+inline constexpr std::string_view kProfileSchema = "rigsim-cost-model/1";
+
+/// One scalar of the model by its JSON key: a factor, or a duration in seconds; nullopt for a key that
+/// is neither (tables, sizes, unknown names).
+std::optional<double> scalar_of(const CostModel& m, std::string_view key);
+/// Sets a factor or a duration (seconds) by key; throws std::invalid_argument for any other key.
+void set_scalar(CostModel& m, std::string_view key, double value);
+/// Whether `key` names a duration (seconds) rather than a factor.
+bool is_duration_key(std::string_view key);
 
 }  // namespace rigsim::calibration

@@ -97,8 +97,8 @@ nlohmann::json to_json(const Measurements& m);
 /// Writes `m` as JSON atomically (temp file + rename). Throws rigsim::InputError on failure.
 void save_measurements(const Measurements& m, const std::string& path);
 
-/// The value a point is compared on, and its unit: "busbw" GB/s (collective; "time" us when no
-/// bandwidth was given), "bandwidth" GB/s (copies), "latency" us.
+/// The value a point is compared on, and its unit: "busbw" GB/s (collective; else "algbw" GB/s, else
+/// "time" us), "bandwidth" GB/s (copies), "latency" us.
 struct Metric {
   std::string_view name;
   std::string_view unit;

@@ -1,0 +1,360 @@
+// Reading and writing "rigsim-measurements/1" (docs/measurements-format.md): strict like a layout,
+// every error with the file and the JSON pointer.
+#include "calibration/measurements.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+
+#include "common/input.hpp"
+#include "common/output.hpp"
+
+namespace rigsim::calibration {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::pair<Test, std::string_view>, 4> kTests{{
+    {Test::Collective, "collective"},
+    {Test::PeerCopy, "peer_copy"},
+    {Test::HostCopy, "host_copy"},
+    {Test::DeviceCopy, "device_copy"},
+}};
+
+constexpr std::array<std::string_view, 7> kOps{"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+                                                "broadcast",  "reduce",     "sendrecv"};
+
+/// Largest size a point may claim: 2^40 bytes, as `rigsim bench` accepts.
+constexpr double kMaxBytes = 1099511627776.0;
+
+std::string join(const auto& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+Test read_test(ObjectReader& r) {
+  const std::string t = r.required_string("test");
+  for (const auto& [test, name] : kTests)
+    if (t == name) return test;
+  std::vector<std::string_view> names;
+  for (const auto& kv : kTests) names.push_back(kv.second);
+  r.fail("test", "expected one of " + join(names) + ", got \"" + t + "\"");
+}
+
+/// A positive finite number at `key`, or 0 when absent.
+double positive(ObjectReader& r, const std::string& key) {
+  const auto v = r.optional_number(key);
+  if (!v) return 0;
+  if (!std::isfinite(*v) || *v <= 0) r.fail(key, "expected a positive number, got " + json(*v).dump());
+  return *v;
+}
+
+std::uint64_t read_bytes(ObjectReader& r, bool required) {
+  if (!r.has("bytes")) {
+    if (required) r.fail_here("missing required key \"bytes\"");
+    return 0;
+  }
+  const auto v = r.optional_number("bytes");
+  if (!v || *v < 0 || *v > kMaxBytes || std::floor(*v) != *v)
+    r.fail("bytes", "expected a whole number of bytes from 0 to 2^40, got " + json(*v).dump());
+  return static_cast<std::uint64_t>(*v);
+}
+
+int read_device(ObjectReader& r, const std::string& key, std::size_t gpus) {
+  const int d = r.required_int(key);
+  if (d < 0 || (gpus > 0 && static_cast<std::size_t>(d) >= gpus))
+    r.fail(key, "expected a GPU index of the rig (0.." + std::to_string(gpus == 0 ? 0 : gpus - 1) + "), got " +
+                    std::to_string(d));
+  return d;
+}
+
+Rig read_rig(ObjectReader r) {
+  Rig rig;
+  rig.name = r.optional_string("name").value_or("");
+  rig.layout = r.optional_string("layout").value_or("");
+  rig.host = r.optional_string("host").value_or("");
+  rig.cpu = r.optional_string("cpu").value_or("");
+  rig.driver = r.optional_string("driver").value_or("");
+  rig.cuda = r.optional_string("cuda").value_or("");
+  rig.nccl = r.optional_string("nccl").value_or("");
+  if (const json* gpus = r.optional_array("gpus")) {
+    for (std::size_t i = 0; i < gpus->size(); ++i) {
+      ObjectReader g = r.element(*gpus, "gpus", i);
+      RigGpu gpu;
+      gpu.index = g.required_int("index");
+      if (gpu.index != static_cast<int>(i))
+        g.fail("index", "expected " + std::to_string(i) + " (GPUs are listed by CUDA device index, from 0)");
+      gpu.name = g.optional_string("name").value_or("");
+      gpu.bus_id = g.optional_string("bus_id").value_or("");
+      g.finish();
+      rig.gpus.push_back(std::move(gpu));
+    }
+  }
+  r.allow("$comment");
+  r.finish();
+  return rig;
+}
+
+void read_text(ObjectReader& r, Point& p) {
+  p.id = r.optional_string("id").value_or("");
+  p.source = r.optional_string("source").value_or("");
+  p.quote = r.optional_string("quote").value_or("");
+  p.note = r.optional_string("note").value_or("");
+}
+
+Point read_point(ObjectReader r, const Series& s, std::size_t gpus) {
+  Point p;
+  read_text(r, p);
+  switch (s.test) {
+    case Test::Collective:
+      p.bytes = read_bytes(r, true);
+      p.time_us = positive(r, "time_us");
+      p.algbw_gbs = positive(r, "algbw_gbs");
+      p.busbw_gbs = positive(r, "busbw_gbs");
+      p.in_place_time_us = positive(r, "in_place_time_us");
+      p.in_place_busbw_gbs = positive(r, "in_place_busbw_gbs");
+      if (p.time_us == 0 && p.busbw_gbs == 0 && p.algbw_gbs == 0)
+        r.fail_here("a collective point needs \"time_us\", \"busbw_gbs\" or \"algbw_gbs\"");
+      break;
+    case Test::PeerCopy:
+      p.src = read_device(r, "src", gpus);
+      p.dst = read_device(r, "dst", gpus);
+      if (p.src == p.dst) r.fail("dst", "a peer copy needs two different GPUs (a local copy is a device_copy)");
+      p.bytes = read_bytes(r, !s.latency);
+      if (!s.latency && p.bytes == 0) r.fail("bytes", "a bandwidth point needs the bytes copied (more than 0)");
+      if (s.latency) {
+        p.latency_us = positive(r, "latency_us");
+        if (p.latency_us == 0) r.fail_here("a latency series' point needs \"latency_us\"");
+      } else {
+        p.gbps = positive(r, "gbps");
+        if (p.gbps == 0) r.fail_here("a bandwidth point needs \"gbps\"");
+      }
+      break;
+    case Test::HostCopy:
+    case Test::DeviceCopy:
+      p.src = read_device(r, "gpu", gpus);
+      p.bytes = read_bytes(r, true);
+      if (p.bytes == 0) r.fail("bytes", "a copy point needs the bytes copied (more than 0)");
+      p.gbps = positive(r, "gbps");
+      if (p.gbps == 0) r.fail_here("a copy point needs \"gbps\"");
+      break;
+  }
+  r.finish();
+  return p;
+}
+
+void read_collective(ObjectReader& r, Series& s, std::size_t gpus) {
+  s.op = r.required_string("op");
+  if (std::find(kOps.begin(), kOps.end(), s.op) == kOps.end())
+    r.fail("op", "expected one of " + join(kOps) + ", got \"" + s.op + "\"");
+  if (const json* list = r.optional_array("gpus")) {
+    std::set<int> seen;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const json& v = (*list)[i];
+      const std::string at = "gpus/" + std::to_string(i);
+      if (!v.is_number_integer() || v.get<long long>() < 0 ||
+          (gpus > 0 && v.get<long long>() >= static_cast<long long>(gpus)))
+        r.fail(at, "expected a GPU index of the rig, got " + v.dump());
+      if (!seen.insert(v.get<int>()).second) r.fail(at, "GPU " + v.dump() + " is listed twice");
+      s.gpus.push_back(v.get<int>());
+    }
+  }
+  s.nodes = r.optional_int("nodes").value_or(1);
+  if (s.nodes < 1 || s.nodes > 65536) r.fail("nodes", "expected 1 to 65536 servers");
+  if (const json* env = r.optional_object("env")) {
+    for (const auto& [k, v] : env->items()) {
+      if (!v.is_string()) r.fail("env/" + escape_pointer_token(k), "expected a string value, as in the shell");
+      s.env.emplace_back(k, v.get<std::string>());
+    }
+  }
+}
+
+Series read_series(ObjectReader r, std::size_t gpus) {
+  Series s;
+  s.tool = r.required_string("tool");
+  s.tool_version = r.optional_string("tool_version").value_or("");
+  s.command = r.optional_string("command").value_or("");
+  s.source = r.optional_string("source").value_or("");
+  s.quote = r.optional_string("quote").value_or("");
+  s.test = read_test(r);
+  switch (s.test) {
+    case Test::Collective:
+      read_collective(r, s, gpus);
+      break;
+    case Test::PeerCopy:
+      s.peer_access = r.required_bool("peer_access");
+      s.bidirectional = r.optional_bool("bidirectional").value_or(false);
+      s.latency = r.optional_bool("latency").value_or(false);
+      if (s.latency && s.bidirectional) r.fail("latency", "a latency series is one way (no \"bidirectional\")");
+      break;
+    case Test::HostCopy:
+      s.direction = r.required_string("direction");
+      if (s.direction != "h2d" && s.direction != "d2h")
+        r.fail("direction", "expected \"h2d\" or \"d2h\", got \"" + s.direction + "\"");
+      s.concurrent = r.optional_bool("concurrent").value_or(false);
+      break;
+    case Test::DeviceCopy:
+      break;
+  }
+  const json& points = r.required_array("points");
+  if (points.empty()) r.fail("points", "expected at least one point");
+  for (std::size_t i = 0; i < points.size(); ++i) s.points.push_back(read_point(r.element(points, "points", i), s, gpus));
+  r.allow("$comment");
+  r.finish();
+  return s;
+}
+
+json text_fields(json j, const std::string& id, const std::string& source, const std::string& quote,
+                 const std::string& note) {
+  if (!id.empty()) j["id"] = id;
+  if (!source.empty()) j["source"] = source;
+  if (!quote.empty()) j["quote"] = quote;
+  if (!note.empty()) j["note"] = note;
+  return j;
+}
+
+json point_json(const Series& s, const Point& p) {
+  json j = json::object();
+  const auto put = [&j](const char* key, double v) {
+    if (v > 0) j[key] = v;
+  };
+  switch (s.test) {
+    case Test::Collective:
+      j["bytes"] = p.bytes;
+      put("time_us", p.time_us);
+      put("algbw_gbs", p.algbw_gbs);
+      put("busbw_gbs", p.busbw_gbs);
+      put("in_place_time_us", p.in_place_time_us);
+      put("in_place_busbw_gbs", p.in_place_busbw_gbs);
+      break;
+    case Test::PeerCopy:
+      j["src"] = p.src;
+      j["dst"] = p.dst;
+      if (p.bytes > 0) j["bytes"] = p.bytes;
+      put("gbps", p.gbps);
+      put("latency_us", p.latency_us);
+      break;
+    case Test::HostCopy:
+    case Test::DeviceCopy:
+      j["gpu"] = p.src;
+      j["bytes"] = p.bytes;
+      put("gbps", p.gbps);
+      break;
+  }
+  return text_fields(std::move(j), p.id, p.source, p.quote, p.note);
+}
+
+json series_json(const Series& s) {
+  json j = {{"tool", s.tool}, {"test", std::string(to_string(s.test))}};
+  if (!s.tool_version.empty()) j["tool_version"] = s.tool_version;
+  if (!s.command.empty()) j["command"] = s.command;
+  switch (s.test) {
+    case Test::Collective: {
+      j["op"] = s.op;
+      if (!s.gpus.empty()) j["gpus"] = s.gpus;
+      if (s.nodes != 1) j["nodes"] = s.nodes;
+      if (!s.env.empty()) {
+        json env = json::object();
+        for (const auto& [k, v] : s.env) env[k] = v;
+        j["env"] = env;
+      }
+      break;
+    }
+    case Test::PeerCopy:
+      j["peer_access"] = s.peer_access;
+      if (s.bidirectional) j["bidirectional"] = true;
+      if (s.latency) j["latency"] = true;
+      break;
+    case Test::HostCopy:
+      j["direction"] = s.direction;
+      if (s.concurrent) j["concurrent"] = true;
+      break;
+    case Test::DeviceCopy:
+      break;
+  }
+  j = text_fields(std::move(j), "", s.source, s.quote, "");
+  json points = json::array();
+  for (const Point& p : s.points) points.push_back(point_json(s, p));
+  j["points"] = std::move(points);
+  return j;
+}
+
+}  // namespace
+
+std::string_view to_string(Test t) {
+  for (const auto& [test, name] : kTests)
+    if (test == t) return name;
+  return "?";
+}
+
+Measurements measurements_from_json(const json& doc, const std::string& file) {
+  ObjectReader r(doc, file, "");
+  const std::string schema = r.required_string("schema");
+  if (schema != kMeasurementsSchema)
+    r.fail("schema", "expected \"" + std::string(kMeasurementsSchema) + "\", got \"" + schema + "\"");
+  Measurements m;
+  m.file = file;
+  m.rig = read_rig(r.child("rig"));
+  const json& series = r.required_array("series");
+  if (series.empty()) r.fail("series", "expected at least one series");
+  for (std::size_t i = 0; i < series.size(); ++i)
+    m.series.push_back(read_series(r.element(series, "series", i), m.rig.gpus.size()));
+  r.allow("$comment");
+  r.finish();
+  return m;
+}
+
+Measurements load_measurements(const std::string& path) {
+  return measurements_from_json(load_json_file(path), path);
+}
+
+json to_json(const Measurements& m) {
+  json rig = json::object();
+  const auto put = [&rig](const char* key, const std::string& v) {
+    if (!v.empty()) rig[key] = v;
+  };
+  put("name", m.rig.name);
+  put("layout", m.rig.layout);
+  put("host", m.rig.host);
+  put("cpu", m.rig.cpu);
+  put("driver", m.rig.driver);
+  put("cuda", m.rig.cuda);
+  put("nccl", m.rig.nccl);
+  if (!m.rig.gpus.empty()) {
+    json gpus = json::array();
+    for (const RigGpu& g : m.rig.gpus) {
+      json j = {{"index", g.index}};
+      if (!g.name.empty()) j["name"] = g.name;
+      if (!g.bus_id.empty()) j["bus_id"] = g.bus_id;
+      gpus.push_back(std::move(j));
+    }
+    rig["gpus"] = std::move(gpus);
+  }
+  json series = json::array();
+  for (const Series& s : m.series) series.push_back(series_json(s));
+  return {{"schema", std::string(kMeasurementsSchema)}, {"rig", std::move(rig)}, {"series", std::move(series)}};
+}
+
+void save_measurements(const Measurements& m, const std::string& path) {
+  write_output_file(path, to_json(m).dump(2) + "\n");
+}
+
+Metric metric_of(const Series& s, const Point& p) {
+  switch (s.test) {
+    case Test::Collective:
+      if (p.busbw_gbs > 0) return {"busbw", "GB/s", p.busbw_gbs, true};
+      if (p.algbw_gbs > 0) return {"algbw", "GB/s", p.algbw_gbs, true};
+      return {"time", "us", p.time_us, false};
+    case Test::PeerCopy:
+      if (s.latency) return {"latency", "us", p.latency_us, false};
+      return {"bandwidth", "GB/s", p.gbps, true};
+    case Test::HostCopy:
+    case Test::DeviceCopy:
+      return {"bandwidth", "GB/s", p.gbps, true};
+  }
+  return {"?", "", 0, true};
+}
+
+}  // namespace rigsim::calibration

@@ -1,0 +1,342 @@
+// validate(): each measured point re-simulated as its tool ran it, with the mechanism the model sees
+// behind it (transport class, bottleneck link, the CostModel key that scales it).
+#include "model/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "common/input.hpp"
+#include "model/bench.hpp"
+#include "model/nccl_env.hpp"
+#include "model/p2p_bench.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using calibration::Measurements;
+using calibration::Point;
+using calibration::Series;
+using calibration::Test;
+using topology::DeviceId;
+using topology::LinkKind;
+using topology::PathClass;
+
+std::string series_pointer(std::size_t s) {
+  return "/series/" + std::to_string(s);
+}
+
+std::string point_pointer(std::size_t s, std::size_t p) {
+  return series_pointer(s) + "/points/" + std::to_string(p);
+}
+
+std::string size_text(double bytes) {
+  char buf[32];
+  if (bytes >= 1024.0 * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.4g GiB", bytes / (1024.0 * 1024 * 1024));
+  else if (bytes >= 1024.0 * 1024)
+    std::snprintf(buf, sizeof buf, "%.4g MiB", bytes / (1024.0 * 1024));
+  else if (bytes >= 1024.0)
+    std::snprintf(buf, sizeof buf, "%.4g KiB", bytes / 1024.0);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  return buf;
+}
+
+/// The link of a route that limits a lone flow: the smallest bandwidth / times crossed.
+std::optional<std::size_t> route_bottleneck(const Platform& p, const Route& r) {
+  std::map<std::size_t, int> crossed;
+  for (const Crossing& h : r.crossings) ++crossed[h.link];
+  std::optional<std::size_t> best;
+  double rate = 0;
+  for (const auto& [link, times] : crossed) {
+    const double share = p.links()[link].bandwidth.value / times;
+    if (!best || share < rate) best = link, rate = share;
+  }
+  return best;
+}
+
+/// The name a person reads for a link crossing ("gpu0->plx0"), as the engine's busiest-link list.
+std::string link_name(const Platform& p, std::size_t link, const Route& r) {
+  for (const Crossing& h : r.crossings)
+    if (h.link == link) return p.crossing_name(h);
+  return p.links()[link].name;
+}
+
+/// Sets the point's bottleneck and key from the narrowest link of the routes a copy crosses.
+void attribute(const Platform& p, const std::vector<Route>& routes, PointCheck& c) {
+  std::optional<std::size_t> best;
+  const Route* on = nullptr;
+  double rate = 0;
+  for (const Route& r : routes) {
+    const auto link = route_bottleneck(p, r);
+    if (!link) continue;
+    const double v = r.bottleneck.value;
+    if (!best || v < rate) best = link, rate = v, on = &r;
+  }
+  if (!best) return;
+  c.bottleneck = link_name(p, *best, *on);
+  c.key = efficiency_key(p, *best);
+  c.efficiency = current_efficiency(p, *best);
+}
+
+class Validator {
+ public:
+  Validator(const PlatformFor& platform, const Executor& execute, const Measurements& m)
+      : platform_(platform), execute_(execute), m_(m) {}
+
+  void series(std::size_t s, std::vector<PointCheck>& out) {
+    const Series& x = m_.series[s];
+    if (x.test == Test::Collective)
+      collective(s, out);
+    else
+      copies(s, out);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
+    throw InputError(m_.file, pointer, message);
+  }
+
+  DeviceId gpu(const Platform& p, std::size_t s, std::size_t pt, int index) const {
+    const auto gpus = p.topology().gpus();
+    if (index < 0 || static_cast<std::size_t>(index) >= gpus.size())
+      fail(point_pointer(s, pt), "GPU " + std::to_string(index) + " is not in the layout \"" + p.topology().name() +
+                                     "\" (it has " + std::to_string(gpus.size()) + " GPUs)");
+    return gpus[static_cast<std::size_t>(index)];
+  }
+
+  BenchOptions bench_options(const Platform& p, std::size_t s) const {
+    const Series& x = m_.series[s];
+    BenchOptions b;
+    b.op = *parse_collective(x.op);  // checked by the reader
+    std::vector<std::size_t> indices(x.gpus.begin(), x.gpus.end());
+    try {
+      b.gpus = select_gpus(p.topology(), std::nullopt, indices);
+      apply_nccl_env(NcclEnv(x.env.begin(), x.env.end()), b.collective);
+    } catch (const InputError& e) {
+      fail(series_pointer(s), e.what());
+    }
+    return b;
+  }
+
+  static std::string nccl_category(const BenchResult& r) {
+    if (r.largest.algorithm == Algorithm::Nvls) return "nccl-nvls";
+    bool net = false, shm = false, nvlink = true;
+    for (const Connection& c : r.largest.connections) {
+      net = net || c.transport == Transport::Net;
+      shm = shm || c.transport == Transport::Shm;
+      nvlink = nvlink && (c.path == PathClass::NVL || c.path == PathClass::NVB);
+    }
+    return net ? "nccl-net" : shm ? "nccl-shm" : nvlink ? "nccl-nvlink" : "nccl-pcie";
+  }
+
+  static std::string latency_key(const BenchRow& row) {
+    if (row.algorithm == Algorithm::Nvls) return "nccl_nvls_latency";
+    switch (row.protocol) {
+      case Protocol::LL:
+        return "nccl_ll_base_latency";
+      case Protocol::LL128:
+        return "nccl_ll128_base_latency";
+      case Protocol::Simple:
+        break;
+    }
+    return "nccl_base_latency";
+  }
+
+  /// The platform link named by the engine's busiest-link list ("gpu0->plx0", "cpu0/dram").
+  std::optional<std::size_t> named_link(const Platform& p, const std::string& name) const {
+    for (std::size_t i = 0; i < p.links().size(); ++i)
+      for (bool down : {true, false})
+        if (p.crossing_name({i, down}) == name) return i;
+    return std::nullopt;
+  }
+
+  void collective(std::size_t s, std::vector<PointCheck>& out) {
+    const Series& x = m_.series[s];
+    const Platform& p = platform_(x.nodes);
+    BenchOptions b = bench_options(p, s);
+    for (std::size_t i = 0; i < x.points.size(); ++i) {
+      const Point& pt = x.points[i];
+      b.sweep = {pt.bytes, pt.bytes, 2, 0};
+      const BenchResult r = run_bench(p, execute_, b);
+      const BenchRow& row = r.rows.front();
+      PointCheck c = base(s, i);
+      c.what = x.op + " " + std::to_string(b.gpus.size()) + " GPUs " + size_text(static_cast<double>(pt.bytes));
+      c.category = nccl_category(r);
+      c.predicted = c.metric == "busbw" ? row.row.busbw : c.metric == "algbw" ? row.row.algbw : row.row.time_us;
+      if (static_cast<double>(pt.bytes) >= kBandwidthBytes && !r.bottleneck.empty()) {
+        c.regime = Regime::Bandwidth;
+        c.bottleneck = r.bottleneck.front().link;
+        if (const auto link = named_link(p, c.bottleneck)) {
+          c.key = efficiency_key(p, *link);
+          c.efficiency = current_efficiency(p, *link);
+        }
+      } else if (static_cast<double>(pt.bytes) <= kLatencyBytes) {
+        c.regime = Regime::Latency;
+        c.key = latency_key(row);
+      }
+      out.push_back(std::move(c));
+    }
+  }
+
+  PointCheck base(std::size_t s, std::size_t i) const {
+    const Series& x = m_.series[s];
+    const Point& pt = x.points[i];
+    const calibration::Metric metric = calibration::metric_of(x, pt);
+    PointCheck c;
+    c.series = s;
+    c.point = i;
+    c.id = pt.id;
+    c.metric = std::string(metric.name);
+    c.unit = std::string(metric.unit);
+    c.measured = metric.value;
+    return c;
+  }
+
+  /// Copies: one run_p2p_bench per copy size (it simulates every matrix at once), read back per point.
+  void copies(std::size_t s, std::vector<PointCheck>& out) {
+    const Series& x = m_.series[s];
+    const Platform& p = platform_(1);
+    for (std::size_t i = 0; i < x.points.size(); ++i) {
+      const Point& pt = x.points[i];
+      // A latency is a zero-byte copy in every run; reuse a run of a bandwidth size when there is one.
+      const double bytes = x.latency ? (benches_.empty() ? kCopyBandwidthBytes : benches_.begin()->first)
+                                     : static_cast<double>(pt.bytes);
+      auto it = benches_.find(bytes);
+      if (it == benches_.end())
+        it = benches_.emplace(bytes, run_p2p_bench(p, execute_, {Bytes{bytes}})).first;
+      PointCheck c = base(s, i);
+      switch (x.test) {
+        case Test::PeerCopy:
+          peer(p, it->second, s, i, c);
+          break;
+        case Test::HostCopy:
+          host(p, it->second, s, i, c);
+          break;
+        case Test::DeviceCopy:
+          (void)gpu(p, s, i, pt.src);
+          c.what = "device copy on GPU " + std::to_string(pt.src);
+          c.category = "device-memory";
+          c.predicted = it->second.uni_p2p_on[pt.src][pt.src];
+          c.regime = Regime::Bandwidth;
+          c.key = "gpu_memory_efficiency";
+          c.efficiency = p.cost_model().gpu_memory_efficiency;
+          break;
+        case Test::Collective:
+          break;
+      }
+      out.push_back(std::move(c));
+    }
+  }
+
+  void peer(const Platform& p, const P2pBenchResult& r, std::size_t s, std::size_t i, PointCheck& c) const {
+    const Series& x = m_.series[s];
+    const Point& pt = x.points[i];
+    const DeviceId a = gpu(p, s, i, pt.src), b = gpu(p, s, i, pt.dst);
+    const auto src = static_cast<std::size_t>(pt.src), dst = static_cast<std::size_t>(pt.dst);
+    const bool direct = x.peer_access && r.can_access[src][dst];
+    c.what = std::string(x.peer_access ? "P2P=Enabled " : "P2P=Disabled ") +
+             (x.latency ? "latency " : x.bidirectional ? "bi " : "uni ") + std::to_string(pt.src) + "->" +
+             std::to_string(pt.dst) + (x.latency ? "" : " " + size_text(static_cast<double>(pt.bytes)));
+    const topology::Path path = p.topology().path(a, b);
+    if (!direct)
+      c.category = "staged";
+    else if (path.nccl == PathClass::NVL || path.nccl == PathClass::NVB)
+      c.category = "p2p-nvlink";
+    else if (path.nccl == PathClass::PIX || path.nccl == PathClass::PXB)
+      c.category = "p2p-pcie-switch";
+    else if (path.nccl == PathClass::PHB)
+      c.category = "p2p-root-complex";
+    else
+      c.category = "p2p-cross-socket";
+    if (x.latency) {
+      c.predicted = (x.peer_access ? r.latency_us_p2p_on : r.latency_us_p2p_off)[src][dst];
+      c.regime = Regime::Latency;
+      c.key = direct ? "p2p_latency" : "host_copy_latency";
+      return;
+    }
+    const Matrix& m = x.bidirectional ? (x.peer_access ? r.bi_p2p_on : r.bi_p2p_off)
+                                      : (x.peer_access ? r.uni_p2p_on : r.uni_p2p_off);
+    c.predicted = m[src][dst];
+    if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes) return;
+    c.regime = Regime::Bandwidth;
+    if (direct) {
+      attribute(p, {p.route(a, b, Transport::P2p)}, c);
+      return;
+    }
+    const DeviceId socket = p.topology().socket_of(a);
+    attribute(p, {p.route(a, socket, Transport::HostCopy), p.route(socket, b, Transport::HostCopy)}, c);
+    // A pipelined staging path (chunk > 0) loses its per-chunk hand-offs on top of the legs' rate: that
+    // is what a staged measurement adds to what host copies already teach.
+    const int sm = std::min(p.topology().device(a).gpu->sm, p.topology().device(b).gpu->sm);
+    if (calibration::staging_chunk_of(p.cost_model(), sm).value > 0) c.key = "staging_sync_latency";
+  }
+
+  void host(const Platform& p, const P2pBenchResult& r, std::size_t s, std::size_t i, PointCheck& c) const {
+    const Series& x = m_.series[s];
+    const Point& pt = x.points[i];
+    const DeviceId g = gpu(p, s, i, pt.src);
+    const auto k = static_cast<std::size_t>(pt.src);
+    const bool h2d = x.direction == "h2d";
+    if (x.concurrent && !h2d)
+      fail(series_pointer(s), "concurrent device-to-host copies are not simulated by rigsim (only H2D)");
+    c.what = std::string(h2d ? "H2D" : "D2H") + (x.concurrent ? " all GPUs, " : " ") + "GPU " +
+             std::to_string(pt.src) + " " + size_text(static_cast<double>(pt.bytes));
+    c.category = "host-copy";
+    c.predicted = x.concurrent ? r.h2d_concurrent_gbps[k] : h2d ? r.h2d_gbps[k] : r.d2h_gbps[k];
+    if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes || x.concurrent) return;
+    c.regime = Regime::Bandwidth;
+    const DeviceId socket = p.topology().socket_of(g);
+    attribute(p, {h2d ? p.route(socket, g, Transport::HostCopy) : p.route(g, socket, Transport::HostCopy)}, c);
+  }
+
+  const PlatformFor& platform_;
+  const Executor& execute_;
+  const Measurements& m_;
+  std::map<double, P2pBenchResult> benches_;
+};
+
+}  // namespace
+
+std::vector<PointCheck> validate(const PlatformFor& platform, const Executor& execute, const Measurements& m,
+                                 const std::vector<std::size_t>& only) {
+  Validator v(platform, execute, m);
+  std::vector<PointCheck> out;
+  for (std::size_t s = 0; s < m.series.size(); ++s)
+    if (only.empty() || std::find(only.begin(), only.end(), s) != only.end()) v.series(s, out);
+  return out;
+}
+
+std::string efficiency_key(const Platform& p, std::size_t link) {
+  const auto& topo = p.topology();
+  if (link < topo.links().size()) {
+    const topology::Link& l = topo.link(link);
+    if (l.declared_effective) return "";
+    switch (l.kind) {
+      case LinkKind::Pcie:
+      case LinkKind::Internal:
+        return "pcie_efficiency";
+      case LinkKind::ChipsetUplink:
+        return "chipset_efficiency";
+      case LinkKind::InterSocket:
+        return "inter_socket_efficiency";
+      case LinkKind::NvLink:
+        return "nvlink_efficiency";
+      case LinkKind::Network:
+        return "network_efficiency";
+    }
+    return "";
+  }
+  return p.links()[link].name.ends_with("/dram") ? "memory_efficiency" : "pcie_duplex_efficiency";
+}
+
+double current_efficiency(const Platform& p, std::size_t link) {
+  const auto& topo = p.topology();
+  if (link < topo.links().size()) return p.links()[link].bandwidth.value / topo.link(link).bandwidth.value;
+  return p.links()[link].name.ends_with("/dram") ? p.cost_model().memory_efficiency
+                                                 : p.cost_model().pcie_duplex_efficiency;
+}
+
+}  // namespace rigsim::model

@@ -1,0 +1,199 @@
+// Text and JSON of `rigsim validate` and `rigsim calibrate`.
+#include "report/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "calibration/cost_model.hpp"
+
+namespace rigsim::report {
+namespace {
+
+using model::PointCheck;
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string lpad(const std::string& s, std::size_t width) {
+  return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
+}
+
+std::string name_of(const PointCheck& c) {
+  return c.id.empty() ? c.what : c.id;
+}
+
+std::string percent(double e) {
+  return fmt("%+.1f%%", 100 * e);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+CategoryError summarize(const std::string& category, const std::vector<double>& errors) {
+  CategoryError e;
+  e.category = category;
+  e.points = errors.size();
+  e.median_abs = median(errors);
+  e.max_abs = errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end());
+  return e;
+}
+
+/// A value as a person reads it: 4 significant digits, a duration key in microseconds.
+std::string key_value(const std::string& key, double v) {
+  return calibration::is_duration_key(key) ? fmt("%.4g us", v * 1e6) : fmt("%.4g", v);
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+}  // namespace
+
+std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& files) {
+  std::map<std::string, std::vector<double>> by;
+  std::vector<double> all;
+  for (const ValidatedFile& f : files)
+    for (const PointCheck& c : f.checks) {
+      by[c.category].push_back(std::abs(c.error()));
+      all.push_back(std::abs(c.error()));
+    }
+  std::vector<CategoryError> out;
+  for (const auto& [category, errors] : by) out.push_back(summarize(category, errors));
+  out.push_back(summarize("all", all));
+  return out;
+}
+
+std::string validate_text(const std::vector<ValidatedFile>& files, const std::string& cost_model) {
+  std::ostringstream out;
+  out << "rigsim validate: measured vs predicted (cost model: " << cost_model << ")\n";
+  std::size_t w = 24;
+  for (const ValidatedFile& f : files)
+    for (const PointCheck& c : f.checks) w = std::max(w, name_of(c).size());
+  std::vector<const PointCheck*> all;
+  for (const ValidatedFile& f : files) {
+    out << "\n== " << f.file << (f.rig.empty() ? "" : ": " + f.rig) << "\n   layout " << f.layout << "\n";
+    out << pad("point", w) << "  " << pad("category", 17) << pad("metric", 10) << lpad("measured", 10)
+        << lpad("predicted", 11) << lpad("error", 9) << "\n";
+    for (const PointCheck& c : f.checks) {
+      out << pad(name_of(c), w) << "  " << pad(c.category, 17) << pad(c.metric + " " + c.unit, 10)
+          << lpad(fmt("%.4g", c.measured), 10) << lpad(fmt("%.4g", c.predicted), 11) << lpad(percent(c.error()), 9)
+          << "\n";
+      all.push_back(&c);
+    }
+  }
+  out << "\nError per category: |predicted / measured - 1|\n"
+      << pad("category", 18) << lpad("points", 7) << lpad("median", 9) << lpad("max", 9) << "\n";
+  for (const CategoryError& e : category_errors(files))
+    out << pad(e.category, 18) << lpad(std::to_string(e.points), 7) << lpad(fmt("%.1f%%", 100 * e.median_abs), 9)
+        << lpad(fmt("%.1f%%", 100 * e.max_abs), 9) << "\n";
+  std::stable_sort(all.begin(), all.end(), [](const PointCheck* a, const PointCheck* b) {
+    return std::abs(std::log(a->predicted / a->measured)) > std::abs(std::log(b->predicted / b->measured));
+  });
+  if (!all.empty()) out << "\nWorst points (predicted / measured):\n";
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, all.size()); ++i)
+    out << "  " << name_of(*all[i]) << ": x" << fmt("%.2f", all[i]->predicted / all[i]->measured) << " ("
+        << all[i]->category << (all[i]->bottleneck.empty() ? "" : ", limited by " + all[i]->bottleneck) << ")\n";
+  return out.str();
+}
+
+nlohmann::json validate_json(const std::vector<ValidatedFile>& files, const std::string& cost_model) {
+  nlohmann::json out = {{"cost_model", cost_model}, {"files", nlohmann::json::array()}};
+  for (const ValidatedFile& f : files) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const PointCheck& c : f.checks) {
+      nlohmann::json p = {{"what", c.what},         {"category", c.category}, {"metric", c.metric},
+                          {"unit", c.unit},         {"measured", c.measured}, {"predicted", c.predicted},
+                          {"error", c.error()},     {"series", c.series},     {"point", c.point}};
+      if (!c.id.empty()) p["id"] = c.id;
+      if (!c.bottleneck.empty()) p["bottleneck"] = c.bottleneck;
+      if (!c.key.empty()) p["key"] = c.key;
+      points.push_back(std::move(p));
+    }
+    out["files"].push_back({{"file", f.file}, {"layout", f.layout}, {"rig", f.rig}, {"points", std::move(points)}});
+  }
+  nlohmann::json cats = nlohmann::json::array();
+  for (const CategoryError& e : category_errors(files))
+    cats.push_back({{"category", e.category},
+                    {"points", e.points},
+                    {"median_abs_error", e.median_abs},
+                    {"max_abs_error", e.max_abs}});
+  out["categories"] = std::move(cats);
+  return out;
+}
+
+std::string fit_text(const model::FitResult& r, const std::string& layout) {
+  std::ostringstream out;
+  out << "rigsim calibrate: " << r.before.size() << " points on " << layout << ", " << r.passes << " pass"
+      << (r.passes == 1 ? "" : "es") << "\n\n"
+      << pad("key", 25) << lpad("start", 11) << lpad("fitted", 11) << lpad("points", 8) << lpad("err before", 12)
+      << lpad("after", 8) << "  from\n";
+  for (const model::FittedKey& k : r.keys) {
+    out << pad(k.key, 25) << lpad(key_value(k.key, k.initial), 11)
+        << lpad(k.determined ? key_value(k.key, k.value) : "kept", 11) << lpad(std::to_string(k.points), 8)
+        << lpad(fmt("%.1f%%", 100 * k.error_before), 12) << lpad(fmt("%.1f%%", 100 * k.error_after), 8) << "  "
+        << join(k.categories) << "\n";
+    if (!k.why.empty()) out << "    " << k.why << "\n";
+  }
+  std::vector<std::string> untouched;
+  for (const std::string& key : model::fit_keys())
+    if (std::none_of(r.keys.begin(), r.keys.end(), [&](const model::FittedKey& k) { return k.key == key; }))
+      untouched.push_back(key);
+  if (!untouched.empty()) out << "\nNot determined by these measurements (defaults kept): " << join(untouched) << "\n";
+  out << "\nMedian |error| over all points: " << fmt("%.1f%%", 100 * model::median_abs_error(r.before))
+      << " before, " << fmt("%.1f%%", 100 * model::median_abs_error(r.after)) << " after\n";
+  return out.str();
+}
+
+nlohmann::json profile_json(const model::FitResult& r, const nlohmann::json& rig, const std::vector<std::string>& inputs,
+                            const std::string& layout) {
+  nlohmann::json out = nlohmann::json::object();
+  out["schema"] = std::string(calibration::kProfileSchema);
+  out["source"] = "rigsim calibrate";
+  out["rig"] = rig;
+  nlohmann::json keys = nlohmann::json::object();
+  for (const model::FittedKey& k : r.keys) {
+    nlohmann::json j = {{"start", k.initial},
+                        {"points", k.points},
+                        {"categories", k.categories},
+                        {"median_abs_error_before", k.error_before},
+                        {"median_abs_error_after", k.error_after}};
+    if (k.determined) {
+      j["fitted"] = k.value;
+      out[k.key] = calibration::is_duration_key(k.key) ? nlohmann::json(fmt("%.6gus", k.value * 1e6))
+                                                       : nlohmann::json(k.value);
+    } else {
+      j["kept"] = k.why;
+    }
+    keys[k.key] = std::move(j);
+  }
+  nlohmann::json kept = nlohmann::json::array();
+  for (const std::string& key : model::fit_keys())
+    if (!keys.contains(key)) kept.push_back(key);
+  out["fit"] = {{"measurements", inputs},
+                {"layout", layout},
+                {"passes", r.passes},
+                {"median_abs_error_before", model::median_abs_error(r.before)},
+                {"median_abs_error_after", model::median_abs_error(r.after)},
+                {"keys", std::move(keys)},
+                {"not_determined", std::move(kept)}};
+  return out;
+}
+
+}  // namespace rigsim::report

@@ -1,0 +1,46 @@
+// Reports of `rigsim validate` (measured vs predicted per point, error per category) and `rigsim
+// calibrate` (what was fitted, from which points, with the error before and after).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/fit.hpp"
+#include "model/validate.hpp"
+
+namespace rigsim::report {
+
+/// The points of one measurements file checked against one layout.
+struct ValidatedFile {
+  std::string file;    // the measurements (or tool output) file
+  std::string layout;  // the layout it ran on
+  std::string rig;     // the rig's name, when the file gives one
+  std::vector<model::PointCheck> checks;
+};
+
+struct CategoryError {
+  std::string category;
+  std::size_t points = 0;
+  double median_abs = 0;  // median |predicted / measured - 1|
+  double max_abs = 0;
+};
+
+/// Per transport class, then "all", over every file.
+std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& files);
+
+/// A table per file (point, category, metric, measured, predicted, error), then the errors per
+/// category and overall, then the worst points. `cost_model` names the profile used.
+std::string validate_text(const std::vector<ValidatedFile>& files, const std::string& cost_model);
+nlohmann::json validate_json(const std::vector<ValidatedFile>& files, const std::string& cost_model);
+
+/// What calibrate fitted: each key with its start and fitted value, points and categories, and the
+/// median error of those points before and after; the keys it could not determine; overall errors.
+std::string fit_text(const model::FitResult& r, const std::string& layout);
+/// The profile written by calibrate: every fitted key at top level (as `--cost-model` reads it), with
+/// "schema", "rig" (description of the measured rig) and "fit" (per key: start value, points,
+/// categories, errors; undetermined keys marked "kept": the default).
+nlohmann::json profile_json(const model::FitResult& r, const nlohmann::json& rig, const std::vector<std::string>& inputs,
+                            const std::string& layout);
+
+}  // namespace rigsim::report

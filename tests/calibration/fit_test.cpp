@@ -1,0 +1,180 @@
+// validate() and fit(): the closed forms behind a re-simulated point, and the round trip: measurements
+// simulated under a known cost model are fitted back, starting from the defaults, within 1 %.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "engine/executor.hpp"
+#include "model/fit.hpp"
+#include "tests/fidelity/fidelity_fixture.hpp"
+#include "topology/catalog.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using calibration::CostModel;
+using calibration::Measurements;
+using calibration::Point;
+using calibration::Series;
+using calibration::Test;
+
+/// Three RTX 4090 on their own Gen4 x16 root ports of one socket, P2P-patched driver (so copies are
+/// direct with peer access and staged without).
+std::string rig_layout() {
+  return R"({"name": "rig", "driver": {"p2p_patched": true}, "cpus": [{"id": "cpu0", "model": "threadripper-pro-5000"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16}],
+    "slots": [{"id": "s0", "parent": "rc0", "gen": 4, "width": 16}, {"id": "s1", "parent": "rc1", "gen": 4, "width": 16},
+              {"id": "s2", "parent": "rc2", "gen": 4, "width": 16}],
+    "gpus": [{"id": "gpu0", "model": "rtx-4090", "slot": "s0"}, {"id": "gpu1", "model": "rtx-4090", "slot": "s1"},
+             {"id": "gpu2", "model": "rtx-4090", "slot": "s2"}]})";
+}
+
+Series series(Test t, std::string tool) {
+  Series s;
+  s.test = t;
+  s.tool = std::move(tool);
+  return s;
+}
+
+Point copy_point(int src, int dst, double bytes) {
+  Point p;
+  p.src = src;
+  p.dst = dst;
+  p.bytes = static_cast<std::uint64_t>(bytes);
+  p.gbps = 1;  // replaced by the simulated value
+  p.latency_us = 1;
+  return p;
+}
+
+/// What a probe run on the rig would measure: copies alone and both ways, with and without peer
+/// access, latencies, host copies, device copies, and an all_reduce sweep.
+Measurements probe_like() {
+  Measurements m;
+  m.file = "synthetic.json";
+  const double big = 256.0 * 1024 * 1024;
+  Series h2d = series(Test::HostCopy, "bandwidthTest"), d2h = h2d, dev = series(Test::DeviceCopy, "bandwidthTest");
+  h2d.direction = "h2d";
+  d2h.direction = "d2h";
+  for (int g = 0; g < 3; ++g) {
+    h2d.points.push_back(copy_point(g, -1, big));
+    d2h.points.push_back(copy_point(g, -1, big));
+    dev.points.push_back(copy_point(g, -1, big));
+  }
+  Series on = series(Test::PeerCopy, "p2pBandwidthLatencyTest"), off = on, lat = on, lat_off = on;
+  off.peer_access = false;
+  lat.latency = true;
+  lat_off.latency = true;
+  lat_off.peer_access = false;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      if (a != b) {
+        on.points.push_back(copy_point(a, b, big));
+        off.points.push_back(copy_point(a, b, big));
+        lat.points.push_back(copy_point(a, b, 0));
+        lat_off.points.push_back(copy_point(a, b, 0));
+      }
+  Series ar = series(Test::Collective, "nccl-tests");
+  ar.op = "all_reduce";
+  for (double bytes : {8.0, 1024.0, 65536.0, 1048576.0, 268435456.0, 1073741824.0}) {
+    Point p;
+    p.bytes = static_cast<std::uint64_t>(bytes);
+    p.busbw_gbs = 1;
+    p.time_us = 1;
+    ar.points.push_back(p);
+  }
+  m.series = {h2d, d2h, dev, on, off, lat, lat_off, ar};
+  return m;
+}
+
+PlatformMaker maker() {
+  return [](const CostModel& cm, int) { return testing::platform_of(rig_layout(), cm); };
+}
+
+std::vector<PointCheck> run(const CostModel& cm, const Measurements& m) {
+  std::map<int, std::optional<Platform>> cache;
+  const PlatformMaker make = maker();
+  return validate(
+      [&](int n) -> const Platform& {
+        if (!cache[n]) cache[n].emplace(make(cm, n));
+        return *cache[n];
+      },
+      engine::run, m);
+}
+
+/// `m` with every measured value replaced by what `truth` predicts.
+Measurements measured_under(const CostModel& truth, Measurements m) {
+  for (const PointCheck& c : run(truth, m)) {
+    Point& p = m.series[c.series].points[c.point];
+    if (c.metric == "busbw") p.busbw_gbs = c.predicted;
+    if (c.metric == "time") p.time_us = c.predicted;
+    if (c.metric == "bandwidth") p.gbps = c.predicted;
+    if (c.metric == "latency") p.latency_us = c.predicted;
+  }
+  return m;
+}
+
+TEST(Validate, HostCopyIsWireTimesEfficiencyAndAttributedToPcie) {
+  const CostModel cm = calibration::default_cost_model();
+  const auto checks = run(cm, probe_like());
+  const PointCheck& h2d = checks.front();
+  ASSERT_EQ(h2d.category, "host-copy");
+  // 256 MiB at Gen4 x16 (wire 31.5 GB/s) x pcie_efficiency, plus a few microseconds of fixed costs.
+  const double rate = topology::pcie_link_gbs(4, 16) * cm.pcie_efficiency;
+  testing::expect_closed_form("wire(Gen4 x16) x pcie_efficiency", rate, h2d.predicted, "GB/s", 0.005);
+  EXPECT_EQ(h2d.key, "pcie_efficiency");
+  EXPECT_EQ(h2d.regime, Regime::Bandwidth);
+  EXPECT_NEAR(h2d.efficiency, cm.pcie_efficiency, 1e-9);
+  // Every point is predicted, and its error is predicted / measured - 1 (measured 1 here).
+  for (const PointCheck& c : checks) EXPECT_NEAR(c.error(), c.predicted - 1.0, 1e-12) << c.what;
+}
+
+TEST(Validate, CategoriesFollowTheTransport) {
+  const auto checks = run(calibration::default_cost_model(), probe_like());
+  std::map<std::string, int> count;
+  for (const PointCheck& c : checks) ++count[c.category];
+  EXPECT_EQ(count["host-copy"], 6);
+  EXPECT_EQ(count["device-memory"], 3);
+  EXPECT_EQ(count["p2p-root-complex"], 12);  // peer access: bandwidth and latency, 6 ordered pairs each
+  EXPECT_EQ(count["staged"], 12);
+  // NCCL's default P2P level stops at PXB: GPUs on different root ports talk through host memory.
+  EXPECT_EQ(count["nccl-shm"], 6);
+}
+
+TEST(Fit, RecoversAKnownModelWithinOnePercent) {
+  CostModel truth = calibration::default_cost_model();
+  truth.pcie_efficiency = 0.71;
+  truth.gpu_memory_efficiency = 0.77;
+  truth.p2p_latency = microseconds(2.4);
+  truth.host_copy_latency = microseconds(7.5);
+  truth.staging_sync_latency = microseconds(11.0);
+  truth.nccl_ll_base_latency = microseconds(9.0);
+  const Measurements m = measured_under(truth, probe_like());
+  const FitResult r = fit(maker(), engine::run, m, calibration::default_cost_model());
+  std::map<std::string, FittedKey> by;
+  for (const FittedKey& k : r.keys) by[k.key] = k;
+  const std::map<std::string, double> expected = {
+      {"pcie_efficiency", 0.71},          {"gpu_memory_efficiency", 0.77}, {"p2p_latency", 2.4e-6},
+      {"host_copy_latency", 7.5e-6},      {"staging_sync_latency", 11e-6}, {"nccl_ll_base_latency", 9e-6}};
+  for (const auto& [key, value] : expected) {
+    ASSERT_TRUE(by.contains(key)) << key << " was not fitted";
+    EXPECT_TRUE(by[key].determined) << key << ": " << by[key].why;
+    EXPECT_NEAR(by[key].value, value, 0.01 * value) << key << ": expected " << value << ", fitted " << by[key].value;
+  }
+  EXPECT_LT(median_abs_error(r.after), 0.01);
+  EXPECT_GT(median_abs_error(r.before), median_abs_error(r.after));
+}
+
+TEST(Fit, KeysNoPointDependsOnAreNotTouched) {
+  const Measurements m = measured_under(calibration::default_cost_model(), probe_like());
+  const FitResult r = fit(maker(), engine::run, m, calibration::default_cost_model());
+  for (const FittedKey& k : r.keys) {
+    EXPECT_NE(k.key, "nvlink_efficiency");  // the rig has no NVLink
+    EXPECT_NE(k.key, "inter_socket_efficiency");  // nor a second socket
+  }
+  // Fitting the defaults' own predictions changes nothing.
+  EXPECT_LT(median_abs_error(r.after), 1e-3);
+}
+
+}  // namespace
+}  // namespace rigsim::model

@@ -1,0 +1,93 @@
+// The rigsim-measurements/1 reader: a document survives to_json -> measurements_from_json unchanged,
+// and every mistake is an InputError at the JSON pointer of the offending value.
+#include <gtest/gtest.h>
+
+#include "calibration/measurements.hpp"
+#include "common/input.hpp"
+
+namespace rigsim::calibration {
+namespace {
+
+using nlohmann::json;
+
+json sample() {
+  return json::parse(R"({
+    "schema": "rigsim-measurements/1",
+    "rig": {"name": "two cards", "layout": "layouts/x.json", "gpus": [{"index": 0, "name": "A"}, {"index": 1}]},
+    "series": [
+      {"tool": "nccl-tests", "test": "collective", "op": "all_reduce", "gpus": [1, 0],
+       "env": {"NCCL_P2P_DISABLE": "1"},
+       "points": [{"bytes": 8, "time_us": 12.5}, {"bytes": 1073741824, "time_us": 250000, "busbw_gbs": 4.29}]},
+      {"tool": "p2pBandwidthLatencyTest", "test": "peer_copy", "peer_access": false, "bidirectional": true,
+       "points": [{"src": 0, "dst": 1, "bytes": 160000000, "gbps": 6.1, "id": "bi"}]},
+      {"tool": "p2pBandwidthLatencyTest", "test": "peer_copy", "peer_access": true, "latency": true,
+       "points": [{"src": 1, "dst": 0, "latency_us": 1.3}]},
+      {"tool": "bandwidthTest", "test": "host_copy", "direction": "d2h",
+       "points": [{"gpu": 1, "bytes": 32000000, "gbps": 13.2}]},
+      {"tool": "bandwidthTest", "test": "device_copy", "points": [{"gpu": 0, "bytes": 32000000, "gbps": 500}]}
+    ]})");
+}
+
+std::string error_of(const json& doc) {
+  try {
+    (void)measurements_from_json(doc, "m.json");
+  } catch (const InputError& e) {
+    return e.location() + ": " + e.what();
+  }
+  return "no error";
+}
+
+TEST(Measurements, RoundTripKeepsEveryField) {
+  const Measurements m = measurements_from_json(sample(), "m.json");
+  ASSERT_EQ(m.series.size(), 5u);
+  EXPECT_EQ(m.series[0].gpus, (std::vector<int>{1, 0}));
+  EXPECT_EQ(m.series[0].env.front().first, "NCCL_P2P_DISABLE");
+  EXPECT_DOUBLE_EQ(m.series[0].points[1].busbw_gbs, 4.29);
+  EXPECT_TRUE(m.series[1].bidirectional);
+  EXPECT_FALSE(m.series[1].peer_access);
+  EXPECT_EQ(m.series[3].direction, "d2h");
+  EXPECT_EQ(to_json(measurements_from_json(to_json(m), "again.json")), to_json(m));
+  EXPECT_EQ(to_json(m), sample()) << to_json(m).dump(2);
+}
+
+TEST(Measurements, MetricPerTest) {
+  const Measurements m = measurements_from_json(sample(), "m.json");
+  EXPECT_EQ(metric_of(m.series[0], m.series[0].points[0]).name, "time");
+  EXPECT_EQ(metric_of(m.series[0], m.series[0].points[1]).name, "busbw");
+  EXPECT_EQ(metric_of(m.series[2], m.series[2].points[0]).name, "latency");
+  EXPECT_FALSE(metric_of(m.series[2], m.series[2].points[0]).higher_is_faster);
+  EXPECT_EQ(metric_of(m.series[4], m.series[4].points[0]).unit, "GB/s");
+}
+
+TEST(Measurements, MistakesAreLocated) {
+  json d = sample();
+  d["schema"] = "rigsim-measurements/2";
+  EXPECT_NE(error_of(d).find("/schema"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][1]["points"][0]["dst"] = 2;
+  EXPECT_NE(error_of(d).find("/series/1/points/0/dst"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][0]["points"][0]["bytes"] = -8;
+  EXPECT_NE(error_of(d).find("/series/0/points/0/bytes"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][3]["points"][0]["gbps"] = 0;
+  EXPECT_NE(error_of(d).find("/series/3/points/0/gbps"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][0]["op"] = "allreduce";
+  EXPECT_NE(error_of(d).find("/series/0/op"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][0]["gpus"] = {0, 0};
+  EXPECT_NE(error_of(d).find("listed twice"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][2]["points"][0]["gbps"] = 3;  // a latency series has no bandwidth
+  EXPECT_NE(error_of(d).find("/series/2/points/0/gbps"), std::string::npos) << error_of(d);
+  d = sample();
+  d["rig"]["gpus"][1]["index"] = 3;
+  EXPECT_NE(error_of(d).find("/rig/gpus/1/index"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][4]["test"] = "gemm";
+  EXPECT_NE(error_of(d).find("/series/4/test"), std::string::npos) << error_of(d);
+}
+
+}  // namespace
+}  // namespace rigsim::calibration
