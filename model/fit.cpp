@@ -33,6 +33,20 @@ bool teaches(const PointCheck& c, const std::string& key) {
   return is_latency_key(key) ? c.regime == Regime::Latency : c.regime == Regime::Bandwidth;
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double median_error_of(const std::vector<PointCheck>& checks, const std::set<PointRef>& points) {
+  std::vector<double> e;
+  for (const PointCheck& c : checks)
+    if (points.contains({c.series, c.point})) e.push_back(std::abs(c.error()));
+  return median_of(std::move(e));
+}
+
 class Fitter {
  public:
   Fitter(const PlatformMaker& make, const Executor& execute, const Measurements& m)
@@ -105,6 +119,26 @@ class Fitter {
   const Measurements& m_;
 };
 
+/// Whether setting `key` to `value` makes the median |error| of its own points worse than now: the
+/// points then disagree on the mechanism (e.g. one category asks for more bandwidth, another for less,
+/// and the mean log error balances them at a value good for neither). Sets `why` when it does.
+bool worsens(const Fitter& fitter, const CostModel& cm, const std::string& key, double value,
+             const std::vector<PointRef>& points, std::string& why) {
+  const std::set<PointRef> wanted(points.begin(), points.end());
+  CostModel fitted = cm;
+  calibration::set_scalar(fitted, key, value);
+  std::set<std::size_t> in;
+  for (const auto& [s, p] : points) in.insert(s);
+  const std::vector<std::size_t> series(in.begin(), in.end());
+  const double now = median_error_of(fitter.run(cm, series), wanted);
+  const double then = median_error_of(fitter.run(fitted, series), wanted);
+  if (then <= now) return false;
+  why = "kept: its points disagree (the best mean fit raises their median error from " +
+        std::to_string(static_cast<int>(std::lround(100 * now))) + "% to " +
+        std::to_string(static_cast<int>(std::lround(100 * then))) + "%); the layout may be wrong for some of them";
+  return true;
+}
+
 /// The value a key starts from: the model's, or for an override left at 0 (NVLink, socket links: per
 /// generation or kind) the geometric mean of the factors its points' links have now.
 double start_value(const CostModel& cm, const std::string& key, const std::vector<PointCheck>& checks) {
@@ -115,20 +149,6 @@ double start_value(const CostModel& cm, const std::string& key, const std::vecto
   for (const PointCheck& c : checks)
     if (teaches(c, key) && c.efficiency > 0) sum += std::log(c.efficiency), ++n;
   return n > 0 ? std::exp(sum / static_cast<double>(n)) : 0.0;
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double median_error_of(const std::vector<PointCheck>& checks, const std::set<PointRef>& points) {
-  std::vector<double> e;
-  for (const PointCheck& c : checks)
-    if (points.contains({c.series, c.point})) e.push_back(std::abs(c.error()));
-  return median_of(std::move(e));
 }
 
 }  // namespace
@@ -178,8 +198,8 @@ FitResult fit(const PlatformMaker& make, const Executor& execute, const Measurem
       const double from = start_value(out.model, key, checks);
       k.why.clear();
       const std::optional<double> v = fitter.solve(out.model, key, from, points, k.why);
-      k.determined = v.has_value();
-      if (!v) continue;
+      k.determined = v.has_value() && !worsens(fitter, out.model, key, *v, points, k.why);
+      if (!k.determined) continue;
       k.value = *v;
       calibration::set_scalar(out.model, key, *v);
       moved = moved || std::abs(*v - from) > kConverged * std::max(std::abs(from), 1e-9);
@@ -189,6 +209,14 @@ FitResult fit(const PlatformMaker& make, const Executor& execute, const Measurem
   }
   out.passes = std::min(out.passes, kMaxPasses);
   out.after = checks;
+  // The promise to the user: a profile fitted on a rig never predicts that rig worse than the model it
+  // started from. Should the keys together do so (each one alone did not), nothing is fitted.
+  if (median_abs_error(out.after) > median_abs_error(out.before)) {
+    out.model = start;
+    out.after = out.before;
+    for (auto& [key, k] : fitted)
+      if (k.determined) k.determined = false, k.why = "kept: together the fitted keys predicted this rig worse";
+  }
   for (const std::string& key : fit_keys()) {
     auto it = fitted.find(key);
     if (it == fitted.end()) continue;
