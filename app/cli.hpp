@@ -34,5 +34,6 @@ void add_sweep(CLI::App& app, Action& action);
 void add_sweep_merge(CLI::App& app, Action& action);
 void add_validate(CLI::App& app, Action& action);
 void add_calibrate(CLI::App& app, Action& action);
+void add_import(CLI::App& app, Action& action);
 
 }  // namespace rigsim::app

@@ -13,6 +13,9 @@ namespace rigsim::topology {
 /// naming `file` and the JSON pointer.
 LayoutSpec parse_layout(const nlohmann::json& doc, const std::string& file);
 
+/// A LayoutSpec as a layout document (the inverse of parse_layout; defaults left out), for importers.
+nlohmann::json layout_to_json(const LayoutSpec& spec);
+
 /// Loads, parses, validates and builds a layout file: the usual entry point.
 Topology load_layout(const std::string& path);
 

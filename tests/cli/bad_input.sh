@@ -78,5 +78,21 @@ else
   passed=$((passed + 1))
 fi
 
+# Measurements, validate, calibrate and import.
+abs_layout="$(cd "$(dirname "$layout")" && pwd)/$(basename "$layout")"
+printf '{"schema": "rigsim-measurements/1", "rig": {"layout": "%s"}, "series": [{"tool": "t", "test": "peer_copy", "peer_access": true, "points": [{"src": 0, "dst": 9, "bytes": 1000000, "gbps": 5}]}]}' "$abs_layout" >"$tmp/m_bad_gpu.json"
+printf '{"schema": "rigsim-measurements/1", "rig": {}, "series": [{"tool": "t", "test": "host_copy", "direction": "h2d", "points": [{"gpu": 0, "bytes": 1000000, "gbps": 5}]}]}' >"$tmp/m_nolayout.json"
+printf '{"schema": "rigsim-measurements/1", "rig": {"layout": "%s"}, "series": [{"tool": "t", "test": "host_copy", "direction": "h2d", "points": [{"gpu": 0, "bytes": 268435456, "gbps": 2}]}]}' "$abs_layout" >"$tmp/m_far.json"
+expect_error "/series/0/points/0" validate "$tmp/m_bad_gpu.json"
+expect_error "no layout" validate "$tmp/m_nolayout.json"
+expect_error "past the limit" validate "$tmp/m_far.json" --max-factor 3
+echo '{}' >"$tmp/existing_profile.json"
+expect_error "--force" calibrate "$tmp/m_far.json" -o "$tmp/existing_profile.json"
+printf '        GPU0    GPU1\nGPU0     X      OK\nGPU1    OK      X\n' >"$tmp/p2p_matrix.txt"
+expect_error "topo -p2p" import nvidia-smi-topo "$tmp/p2p_matrix.txt" --gpu rtx-4090 --cpu epyc-7002 -o "$tmp/never.json"
+printf '        GPU0    GPU1\nGPU0     X      PIX\nGPU1    PIX      X\n' >"$tmp/matrix.txt"
+expect_error "--gpu" import nvidia-smi-topo "$tmp/matrix.txt" --cpu epyc-7002 -o "$tmp/never.json"
+[ -e "$tmp/never.json" ] && { echo "FAIL: import left an output file"; failed=$((failed + 1)); }
+
 echo "bad input: $passed passed, $failed failed"
 [ $failed -eq 0 ]

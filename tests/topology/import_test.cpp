@@ -1,0 +1,141 @@
+// `rigsim import nvidia-smi-topo`: a layout sketch rebuilt from the relation matrix. The strongest
+// check is the round trip on real captures: the sketch's own nvidia-smi matrix (smi_matrix) equals
+// the captured one, cell for cell, except where rigsim's model cannot say what the capture says (named
+// per file). Also: layout_to_json is the inverse of parse_layout on every catalog layout.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "common/input.hpp"
+#include "topology/build.hpp"
+#include "topology/importers.hpp"
+#include "topology/layout_json.hpp"
+
+namespace rigsim::topology {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string capture(const std::string& name) {
+  return std::string(RIGSIM_SHARED_DIR) + "/data/nvidia-smi-topo/" + name;
+}
+
+/// The captured matrix: rows of relation cells in header order (GPUs then NICs).
+std::vector<std::vector<std::string>> captured_matrix(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::vector<std::string>> rows;
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ls(line);
+    std::vector<std::string> t;
+    for (std::string x; ls >> x;) t.push_back(x);
+    if (t.empty()) continue;
+    if (t.front() == "Legend:") break;
+    if (t.front() == "GPU0" && n == 0) {
+      for (const std::string& x : t) n += x.rfind("GPU", 0) == 0 || x.rfind("NIC", 0) == 0;
+      continue;
+    }
+    if (n > 0) rows.emplace_back(t.begin() + 1, t.begin() + 1 + static_cast<long>(n));
+  }
+  return rows;
+}
+
+struct Case {
+  std::string file, gpu, cpu;
+  std::map<std::pair<std::string, std::string>, int> allowed;  // (captured, rigsim) -> how many cells
+};
+
+TEST(ImportSmi, RebuildsTheCapturedMatrix) {
+  if (!fs::exists(capture(""))) GTEST_SKIP() << "no ../shared/data";
+  const std::vector<Case> cases = {
+      {"UNATTRIBUTED-gooxi-as4110g-8x4090-2xpex8747-before.txt", "rtx-4090", "epyc-7002", {}},
+      {"UNATTRIBUTED-gooxi-as4110g-8x4090-2xpex8747-after.txt", "rtx-4090", "epyc-7002", {}},
+      {"autodl-2x2080ti-pix-p2p-ns.txt", "rtx-2080-ti", "xeon-scalable-2", {}},
+      {"llmaction-8xa800-sxm-nv8-2s-4nic.txt", "a100-sxm4-80gb", "xeon-scalable-3", {}},
+      {"stelline-asus-esc8000a-4xrtx6000ada-2s-genoa.txt", "rtx-6000-ada", "epyc-9004", {}},
+      // rigsim gives each x16 root port of a Threadripper its own host bridge: NODE, not PHB.
+      {"stelline-puget-wrx90-2xrtx6000ada-phb.txt", "rtx-6000-ada", "threadripper-pro-5000", {{{"PHB", "NODE"}, 2}}},
+      // NICs SYS to every GPU sit on NUMA nodes without GPUs (NPS > 1), which rigsim does not model.
+      {"distserve-issue3-8xa100-sxm4-nv12-2s-4nic.txt", "a100-sxm4-80gb", "epyc-7003", {{{"SYS", "NODE"}, 40}}},
+  };
+  for (const Case& c : cases) {
+    const std::string text = read_input_file(capture(c.file));
+    const LayoutSpec spec = import_nvidia_smi_topo(text, c.file, {{c.gpu}, c.cpu, "", "", 0, "t"});
+    const Topology topo = build_topology(spec);
+    const auto want = captured_matrix(text);
+    const auto got = smi_matrix(topo);
+    ASSERT_EQ(got.size(), want.size()) << c.file;
+    std::map<std::pair<std::string, std::string>, int> diff;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      for (std::size_t j = 0; j < want.size(); ++j)
+        if (want[i][j] != got[i][j]) ++diff[{want[i][j], got[i][j]}];
+    EXPECT_EQ(diff, c.allowed) << c.file;
+  }
+}
+
+TEST(ImportSmi, HgxNvSwitchAndBridgedPairs) {
+  if (!fs::exists(capture(""))) GTEST_SKIP() << "no ../shared/data";
+  const LayoutSpec hgx = import_nvidia_smi_topo(read_input_file(capture("llmaction-8xa800-sxm-nv8-2s-4nic.txt")),
+                                                "x", {{"a100-sxm4-80gb"}, "xeon-scalable-3", "", "", 0, "t"});
+  ASSERT_EQ(hgx.nvswitches.size(), 1u);
+  EXPECT_EQ(hgx.nvswitches[0].gpus.size(), 8u);
+  EXPECT_EQ(hgx.nvswitches[0].links_per_gpu, 8);
+  EXPECT_EQ(hgx.cpus.size(), 2u);
+  const LayoutSpec bridged = import_nvidia_smi_topo(
+      read_input_file(capture("unige-baobab-gpu048-8xrtxa6000-nvbridge-nv4-2s.txt")), "x",
+      {{"rtx-a6000"}, "epyc-7002", "", "", 0, "t"});
+  ASSERT_EQ(bridged.nvlinks.size(), 4u);
+  EXPECT_EQ(bridged.nvlinks[0].links, 4);
+  EXPECT_TRUE(bridged.nvlinks[0].bridge);
+  // Socket 1 holds four x16 GPUs and a NIC: only 3 xGMI links leave it enough lanes.
+  ASSERT_EQ(bridged.inter_socket.size(), 1u);
+  EXPECT_EQ(bridged.inter_socket[0].links, 3);
+  EXPECT_NO_THROW((void)build_topology(bridged));
+}
+
+std::string error_of(const std::string& text, ImportHints h = {{"rtx-4090"}, "epyc-7002", "", "", 0, "t"}) {
+  try {
+    (void)import_nvidia_smi_topo(text, "m.txt", h);
+  } catch (const InputError& e) {
+    return e.location() + ": " + e.what();
+  }
+  return "no error";
+}
+
+TEST(ImportSmi, BadInputIsNamed) {
+  const std::string ok = "        GPU0    GPU1    CPU Affinity    NUMA Affinity\nGPU0     X      PIX     0-7  0\nGPU1    PIX      X      0-7  0\n";
+  EXPECT_EQ(error_of(ok), "no error");
+  EXPECT_NE(error_of("hello\n").find("header line starting with GPU0"), std::string::npos);
+  EXPECT_NE(error_of("  GPU0 GPU1\nGPU0 X OK\nGPU1 OK X\n").find("topo -p2p"), std::string::npos);
+  EXPECT_NE(error_of("  GPU0 GPU1\nGPU0 X FOO\nGPU1 PIX X\n").find("line 2"), std::string::npos);
+  EXPECT_NE(error_of("  GPU0 GPU1\nGPU0 X PIX\n").find("no row for GPU1"), std::string::npos);
+  EXPECT_NE(error_of("  GPU0 GPU1\nGPU0 X\nGPU1 PIX X\n").find("truncated"), std::string::npos);
+  EXPECT_NE(error_of(ok, {{}, "epyc-7002", "", "", 0, "t"}).find("--gpu"), std::string::npos);
+  EXPECT_NE(error_of(ok, {{"rtx-4090"}, "", "", "", 0, "t"}).find("--cpu"), std::string::npos);
+  EXPECT_NE(error_of(ok, {{"rtx-4090"}, "epyc-7002", "", "", 0, "t"}).find("no error"), std::string::npos);
+  EXPECT_NE(error_of(ok, {{"rtx-4090x"}, "epyc-7002", "", "", 0, "t"}).find("did you mean"), std::string::npos);
+  EXPECT_NE(error_of(ok, {{"rtx-4090", "rtx-4090", "rtx-4090"}, "epyc-7002", "", "", 0, "t"}).find("one per GPU"),
+            std::string::npos);
+}
+
+TEST(LayoutWrite, IsTheInverseOfTheReader) {
+  std::size_t files = 0;
+  for (const char* dir : {"/scenarios/layouts", "/scenarios/dev-cases/layouts"})
+    for (const auto& e : fs::directory_iterator(std::string(RIGSIM_SOURCE_DIR) + dir)) {
+      if (e.path().extension() != ".json") continue;
+      const LayoutSpec spec = parse_layout(load_json_file(e.path().string()), e.path().string());
+      const nlohmann::json once = layout_to_json(spec);
+      const LayoutSpec again = parse_layout(once, "again.json");
+      EXPECT_EQ(layout_to_json(again), once) << e.path();
+      EXPECT_EQ(smi_matrix(build_topology(again)), smi_matrix(build_topology(spec))) << e.path();
+      EXPECT_EQ(build_topology(again).links().size(), build_topology(spec).links().size()) << e.path();
+      ++files;
+    }
+  EXPECT_GE(files, 25u);
+}
+
+}  // namespace
+}  // namespace rigsim::topology

@@ -1,0 +1,31 @@
+// Importers: from what a seller or a running box can show to a layout sketch (`rigsim import`).
+// Each reads one kind of text into a LayoutSpec (written with layout_to_json); what the input does
+// not say (models, generations, the CPU) comes from hints or is assumed, and every assumption is a
+// line of LayoutSpec::notes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology/layout_spec.hpp"
+
+namespace rigsim::topology {
+
+/// What the user knows that the input does not show.
+struct ImportHints {
+  std::vector<std::string> gpu_models;  // catalog keys: one for every GPU, or one per GPU in index order
+  std::string cpu_model;                // catalog key of the CPU (every socket)
+  std::string nic_model;                // catalog key of every NIC (default: assumed, noted)
+  std::string switch_model;             // catalog key of every PCIe switch (default: by generation, noted)
+  int gen = 0;                          // PCIe generation of the slots when the input has none (0: the CPU's)
+  std::string name;                     // layout name (default: from the file name)
+};
+
+/// `nvidia-smi topo -m` (the GPU/NIC relation matrix with CPU and NUMA affinity). Sockets come from
+/// the NUMA affinity column, root complexes from PHB/NODE, switches from PIX/PXB, NVLink and NVSwitch
+/// from NV#. The matrix names no models: hints.gpu_models and hints.cpu_model are required.
+/// Throws rigsim::InputError (file, "line N") for text that is not such a matrix, for
+/// `nvidia-smi topo -p2p` output, and for missing hints.
+LayoutSpec import_nvidia_smi_topo(const std::string& text, const std::string& file, const ImportHints& hints);
+
+}  // namespace rigsim::topology
