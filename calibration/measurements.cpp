@@ -15,12 +15,21 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<Test, std::string_view>, 4> kTests{{
+constexpr std::array<std::pair<Test, std::string_view>, 5> kTests{{
     {Test::Collective, "collective"},
     {Test::PeerCopy, "peer_copy"},
     {Test::HostCopy, "host_copy"},
     {Test::DeviceCopy, "device_copy"},
+    {Test::Gemm, "gemm"},
 }};
+
+constexpr std::array<std::string_view, 5> kGemmDtypes{"bf16", "fp16", "fp8", "tf32", "fp32"};
+
+std::uint64_t read_dim(ObjectReader& r, const std::string& key) {
+  const int v = r.required_int(key);
+  if (v < 1 || v > (1 << 20)) r.fail(key, "expected a matrix dimension from 1 to 2^20, got " + std::to_string(v));
+  return static_cast<std::uint64_t>(v);
+}
 
 constexpr std::array<std::string_view, 7> kOps{"all_reduce", "all_gather", "reduce_scatter", "alltoall",
                                                 "broadcast",  "reduce",     "sendrecv"};
@@ -140,6 +149,14 @@ Point read_point(ObjectReader r, const Series& s, std::size_t gpus) {
       p.gbps = positive(r, "gbps");
       if (p.gbps == 0) r.fail_here("a copy point needs \"gbps\"");
       break;
+    case Test::Gemm:
+      p.src = read_device(r, "gpu", gpus);
+      p.m = read_dim(r, "m");
+      p.n = read_dim(r, "n");
+      p.k = read_dim(r, "k");
+      p.tflops = positive(r, "tflops");
+      if (p.tflops == 0) r.fail_here("a GEMM point needs \"tflops\"");
+      break;
   }
   r.finish();
   return p;
@@ -197,6 +214,11 @@ Series read_series(ObjectReader r, std::size_t gpus) {
       break;
     case Test::DeviceCopy:
       break;
+    case Test::Gemm:
+      s.dtype = r.required_string("dtype");
+      if (std::find(kGemmDtypes.begin(), kGemmDtypes.end(), s.dtype) == kGemmDtypes.end())
+        r.fail("dtype", "expected one of " + join(kGemmDtypes) + ", got \"" + s.dtype + "\"");
+      break;
   }
   const json& points = r.required_array("points");
   if (points.empty()) r.fail("points", "expected at least one point");
@@ -242,6 +264,13 @@ json point_json(const Series& s, const Point& p) {
       j["bytes"] = p.bytes;
       put("gbps", p.gbps);
       break;
+    case Test::Gemm:
+      j["gpu"] = p.src;
+      j["m"] = p.m;
+      j["n"] = p.n;
+      j["k"] = p.k;
+      put("tflops", p.tflops);
+      break;
   }
   return text_fields(std::move(j), p.id, p.source, p.quote, p.note);
 }
@@ -272,6 +301,9 @@ json series_json(const Series& s) {
       if (s.concurrent) j["concurrent"] = true;
       break;
     case Test::DeviceCopy:
+      break;
+    case Test::Gemm:
+      j["dtype"] = s.dtype;
       break;
   }
   j = text_fields(std::move(j), "", s.source, s.quote, "");
@@ -353,6 +385,8 @@ Metric metric_of(const Series& s, const Point& p) {
     case Test::HostCopy:
     case Test::DeviceCopy:
       return {"bandwidth", "GB/s", p.gbps, true};
+    case Test::Gemm:
+      return {"throughput", "TFLOP/s", p.tflops, true};
   }
   return {"?", "", 0, true};
 }

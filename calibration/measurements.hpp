@@ -21,6 +21,7 @@ enum class Test {
   PeerCopy,    // GPU -> GPU copies (cudaMemcpyPeer: p2pBandwidthLatencyTest, nvbandwidth d2d)
   HostCopy,    // pinned host <-> GPU copies (bandwidthTest, nvbandwidth h2d/d2h)
   DeviceCopy,  // a device-local copy (the diagonal of p2pBandwidthLatencyTest, bandwidthTest D2D)
+  Gemm,        // a dense matrix multiply on one GPU (cuBLAS), throughput per shape
 };
 std::string_view to_string(Test t);
 
@@ -45,6 +46,7 @@ struct Rig {
 /// - PeerCopy: src, dst, bytes per copy, and either gbps (bidirectional: both directions summed, as
 ///   the CUDA sample prints it) or latency_us (a latency series).
 /// - HostCopy / DeviceCopy: src is the GPU, bytes per copy, gbps.
+/// - Gemm: src is the GPU, m x n x k, tflops (2 m n k / time, dense).
 struct Point {
   std::string id;  // optional, for people and dev cases
   std::uint64_t bytes = 0;
@@ -57,6 +59,8 @@ struct Point {
   int dst = -1;
   double gbps = 0;
   double latency_us = 0;
+  std::uint64_t m = 0, n = 0, k = 0;
+  double tflops = 0;
   std::string source, quote, note;  // where a published number comes from (dev cases)
 };
 
@@ -78,6 +82,8 @@ struct Series {
   // HostCopy
   std::string direction;     // "h2d" or "d2h"
   bool concurrent = false;   // every listed GPU at once (points then give each GPU's share)
+  // Gemm
+  std::string dtype;         // "bf16", "fp16", "fp8", "tf32", "fp32" (inputs; accumulate in FP32)
   std::string source, quote;  // inherited by points that have none
   std::vector<Point> points;
 };

@@ -155,7 +155,7 @@ double start_value(const CostModel& cm, const std::string& key, const std::vecto
 
 const std::vector<std::string>& fit_keys() {
   static const std::vector<std::string> keys{
-      "gpu_memory_efficiency", "memory_efficiency",       "pcie_efficiency",    "chipset_efficiency",
+      "gemm_efficiency",       "gemm_fp8_efficiency",     "gpu_memory_efficiency", "memory_efficiency",       "pcie_efficiency",    "chipset_efficiency",
       "pcie_duplex_efficiency", "nvlink_efficiency",      "inter_socket_efficiency", "network_efficiency",
       "staging_sync_latency",  "p2p_latency",             "host_copy_latency",  "nccl_base_latency",
       "nccl_ll_base_latency",  "nccl_ll128_base_latency", "nccl_nvls_latency"};

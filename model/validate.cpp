@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <map>
 
+#include "calibration/compute.hpp"
 #include "common/input.hpp"
+#include "common/kernels.hpp"
 #include "model/bench.hpp"
 #include "model/nccl_env.hpp"
 #include "model/p2p_bench.hpp"
@@ -90,6 +92,8 @@ class Validator {
     const Series& x = m_.series[s];
     if (x.test == Test::Collective)
       collective(s, out);
+    else if (x.test == Test::Gemm)
+      gemm(s, out);
     else
       copies(s, out);
   }
@@ -181,6 +185,39 @@ class Validator {
     }
   }
 
+  /// GEMMs: the compute model's roofline time of the shape on the GPU (calibration/compute), as TFLOP/s.
+  /// Shapes of at least kLargeGemm in every dimension are in the regime gemm_efficiency describes (large
+  /// tiles, full waves, long k); smaller ones are checked, not fitted.
+  void gemm(std::size_t s, std::vector<PointCheck>& out) const {
+    const Series& x = m_.series[s];
+    const Platform& p = platform_(1);
+    const Dtype dtype = *parse_dtype(x.dtype);  // checked by the reader
+    for (std::size_t i = 0; i < x.points.size(); ++i) {
+      const Point& pt = x.points[i];
+      const topology::GpuSpec& spec = *p.topology().device(gpu(p, s, i, pt.src)).gpu;
+      KernelWork w;
+      w.kind = KernelClass::Gemm;
+      w.dtype = dtype;
+      w.m = static_cast<double>(pt.m), w.n = static_cast<double>(pt.n), w.k = static_cast<double>(pt.k);
+      w.flops = 2 * w.m * w.n * w.k;
+      w.bytes = (w.m * w.k + w.k * w.n + w.m * w.n) * bytes_per_element(dtype);
+      PointCheck c = base(s, i);
+      try {
+        c.predicted = w.flops / calibration::kernel_time(spec, p.cost_model(), w).time.value / 1e12;
+      } catch (const std::invalid_argument& e) {
+        fail(point_pointer(s, i), std::string(spec.name) + ": " + e.what());
+      }
+      c.what = x.dtype + " GEMM " + std::to_string(pt.m) + "x" + std::to_string(pt.n) + "x" + std::to_string(pt.k) +
+               " on GPU " + std::to_string(pt.src);
+      c.category = "gemm";
+      if (std::min({pt.m, pt.n, pt.k}) >= kLargeGemm) {
+        c.regime = Regime::Bandwidth;
+        c.key = dtype == Dtype::Fp8 ? "gemm_fp8_efficiency" : "gemm_efficiency";
+      }
+      out.push_back(std::move(c));
+    }
+  }
+
   PointCheck base(std::size_t s, std::size_t i) const {
     const Series& x = m_.series[s];
     const Point& pt = x.points[i];
@@ -225,6 +262,7 @@ class Validator {
           c.efficiency = p.cost_model().gpu_memory_efficiency;
           break;
         case Test::Collective:
+        case Test::Gemm:
           break;
       }
       out.push_back(std::move(c));

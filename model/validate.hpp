@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -32,9 +33,9 @@ struct PointCheck {
   std::string what;      // "all_reduce 8 GPUs 128 MiB", "P2P=Disabled uni 0->1 160 MB"
   std::string category;  // transport class: p2p-nvlink, p2p-pcie-switch, p2p-root-complex,
                          // p2p-cross-socket, staged, host-copy, device-memory, nccl-nvlink,
-                         // nccl-pcie, nccl-shm, nccl-net, nccl-nvls
-  std::string metric;    // busbw, time, bandwidth, latency
-  std::string unit;      // GB/s or us
+                         // nccl-pcie, nccl-shm, nccl-net, nccl-nvls, gemm
+  std::string metric;    // busbw, algbw, time, bandwidth, latency, throughput
+  std::string unit;      // GB/s, us or TFLOP/s
   double measured = 0;
   double predicted = 0;
   Regime regime = Regime::Between;
@@ -52,6 +53,8 @@ struct PointCheck {
 inline constexpr double kBandwidthBytes = 64.0 * 1024 * 1024;
 inline constexpr double kLatencyBytes = 64.0 * 1024;
 inline constexpr double kCopyBandwidthBytes = 16.0 * 1024 * 1024;
+/// GEMMs with every dimension at least this large are in the regime CostModel::gemm_efficiency describes.
+inline constexpr std::uint64_t kLargeGemm = 2048;
 
 /// Re-simulates every point of `m` (or only the series in `only`, when not empty). Throws
 /// rigsim::InputError (located in m.file) for a point the layout cannot run: a GPU index beyond the

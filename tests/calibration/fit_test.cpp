@@ -83,7 +83,15 @@ Measurements probe_like() {
     p.time_us = 1;
     ar.points.push_back(p);
   }
-  m.series = {h2d, d2h, dev, on, off, lat, lat_off, ar};
+  Series gemm = series(Test::Gemm, "rigsim-probe");
+  gemm.dtype = "bf16";
+  for (std::uint64_t size : {1024u, 4096u, 8192u}) {
+    Point p = copy_point(0, -1, 0);
+    p.m = p.n = p.k = size;
+    p.tflops = 1;
+    gemm.points.push_back(p);
+  }
+  m.series = {h2d, d2h, dev, on, off, lat, lat_off, ar, gemm};
   return m;
 }
 
@@ -110,6 +118,7 @@ Measurements measured_under(const CostModel& truth, Measurements m) {
     if (c.metric == "time") p.time_us = c.predicted;
     if (c.metric == "bandwidth") p.gbps = c.predicted;
     if (c.metric == "latency") p.latency_us = c.predicted;
+    if (c.metric == "throughput") p.tflops = c.predicted;
   }
   return m;
 }
@@ -139,6 +148,7 @@ TEST(Validate, CategoriesFollowTheTransport) {
   EXPECT_EQ(count["staged"], 12);
   // NCCL's default P2P level stops at PXB: GPUs on different root ports talk through host memory.
   EXPECT_EQ(count["nccl-shm"], 6);
+  EXPECT_EQ(count["gemm"], 3);
 }
 
 TEST(Fit, RecoversAKnownModelWithinOnePercent) {
@@ -149,13 +159,15 @@ TEST(Fit, RecoversAKnownModelWithinOnePercent) {
   truth.host_copy_latency = microseconds(7.5);
   truth.staging_sync_latency = microseconds(11.0);
   truth.nccl_ll_base_latency = microseconds(9.0);
+  truth.gemm_efficiency = 0.66;
   const Measurements m = measured_under(truth, probe_like());
   const FitResult r = fit(maker(), engine::run, m, calibration::default_cost_model());
   std::map<std::string, FittedKey> by;
   for (const FittedKey& k : r.keys) by[k.key] = k;
   const std::map<std::string, double> expected = {
       {"pcie_efficiency", 0.71},          {"gpu_memory_efficiency", 0.77}, {"p2p_latency", 2.4e-6},
-      {"host_copy_latency", 7.5e-6},      {"staging_sync_latency", 11e-6}, {"nccl_ll_base_latency", 9e-6}};
+      {"host_copy_latency", 7.5e-6},      {"staging_sync_latency", 11e-6}, {"nccl_ll_base_latency", 9e-6},
+      {"gemm_efficiency", 0.66}};
   for (const auto& [key, value] : expected) {
     ASSERT_TRUE(by.contains(key)) << key << " was not fitted";
     EXPECT_TRUE(by[key].determined) << key << ": " << by[key].why;

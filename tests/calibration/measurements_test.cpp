@@ -24,7 +24,8 @@ json sample() {
        "points": [{"src": 1, "dst": 0, "latency_us": 1.3}]},
       {"tool": "bandwidthTest", "test": "host_copy", "direction": "d2h",
        "points": [{"gpu": 1, "bytes": 32000000, "gbps": 13.2}]},
-      {"tool": "bandwidthTest", "test": "device_copy", "points": [{"gpu": 0, "bytes": 32000000, "gbps": 500}]}
+      {"tool": "bandwidthTest", "test": "device_copy", "points": [{"gpu": 0, "bytes": 32000000, "gbps": 500}]},
+      {"tool": "rigsim-probe", "test": "gemm", "dtype": "bf16", "points": [{"gpu": 1, "m": 8192, "n": 8192, "k": 4096, "tflops": 150.5}]}
     ]})");
 }
 
@@ -39,7 +40,9 @@ std::string error_of(const json& doc) {
 
 TEST(Measurements, RoundTripKeepsEveryField) {
   const Measurements m = measurements_from_json(sample(), "m.json");
-  ASSERT_EQ(m.series.size(), 5u);
+  ASSERT_EQ(m.series.size(), 6u);
+  EXPECT_EQ(m.series[5].dtype, "bf16");
+  EXPECT_EQ(m.series[5].points[0].k, 4096u);
   EXPECT_EQ(m.series[0].gpus, (std::vector<int>{1, 0}));
   EXPECT_EQ(m.series[0].env.front().first, "NCCL_P2P_DISABLE");
   EXPECT_DOUBLE_EQ(m.series[0].points[1].busbw_gbs, 4.29);
@@ -85,8 +88,14 @@ TEST(Measurements, MistakesAreLocated) {
   d["rig"]["gpus"][1]["index"] = 3;
   EXPECT_NE(error_of(d).find("/rig/gpus/1/index"), std::string::npos) << error_of(d);
   d = sample();
-  d["series"][4]["test"] = "gemm";
+  d["series"][4]["test"] = "fft";
   EXPECT_NE(error_of(d).find("/series/4/test"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][5]["dtype"] = "fp64";
+  EXPECT_NE(error_of(d).find("/series/5/dtype"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][5]["points"][0]["m"] = 0;
+  EXPECT_NE(error_of(d).find("/series/5/points/0/m"), std::string::npos) << error_of(d);
 }
 
 }  // namespace
