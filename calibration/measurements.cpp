@@ -79,6 +79,13 @@ int read_device(ObjectReader& r, const std::string& key, std::size_t gpus) {
   return d;
 }
 
+/// A link generation or width: 0 (unknown) up to `most`.
+int small(ObjectReader& r, const std::string& key, int most) {
+  const int v = r.optional_int(key).value_or(0);
+  if (v < 0 || v > most) r.fail(key, "expected 0 (unknown) to " + std::to_string(most) + ", got " + std::to_string(v));
+  return v;
+}
+
 Rig read_rig(ObjectReader r) {
   Rig rig;
   rig.name = r.optional_string("name").value_or("");
@@ -97,6 +104,15 @@ Rig read_rig(ObjectReader r) {
         g.fail("index", "expected " + std::to_string(i) + " (GPUs are listed by CUDA device index, from 0)");
       gpu.name = g.optional_string("name").value_or("");
       gpu.bus_id = g.optional_string("bus_id").value_or("");
+      if (const json* link = g.optional_object("link")) {
+        ObjectReader l(*link, g.file(), g.pointer_of("link"));
+        gpu.link_gen = small(l, "gen", 6), gpu.link_width = small(l, "width", 32);
+        gpu.max_link_gen = small(l, "max_gen", 6), gpu.max_link_width = small(l, "max_width", 32);
+        l.finish();
+      }
+      gpu.numa = g.optional_int("numa").value_or(-1);
+      if (gpu.numa < -1 || gpu.numa > 4096) g.fail("numa", "expected a NUMA node from 0 to 4096 (or -1: unknown)");
+      gpu.peer_access_any = g.optional_bool("peer_access_any").value_or(false);
       g.finish();
       rig.gpus.push_back(std::move(gpu));
     }
@@ -107,6 +123,10 @@ Rig read_rig(ObjectReader r) {
 }
 
 void read_text(ObjectReader& r, Point& p) {
+  p.samples = r.optional_int("samples").value_or(0);
+  if (p.samples < 0) r.fail("samples", "expected a count of repetitions (0 or more)");
+  p.spread = r.optional_number("spread").value_or(0);
+  if (!(p.spread >= 0 && std::isfinite(p.spread))) r.fail("spread", "expected (max - min) / median, 0 or more");
   p.id = r.optional_string("id").value_or("");
   p.source = r.optional_string("source").value_or("");
   p.quote = r.optional_string("quote").value_or("");
@@ -272,6 +292,8 @@ json point_json(const Series& s, const Point& p) {
       put("tflops", p.tflops);
       break;
   }
+  if (p.samples > 0) j["samples"] = p.samples;
+  if (p.spread > 0) j["spread"] = p.spread;
   return text_fields(std::move(j), p.id, p.source, p.quote, p.note);
 }
 
@@ -360,6 +382,11 @@ json to_json(const Measurements& m) {
       json j = {{"index", g.index}};
       if (!g.name.empty()) j["name"] = g.name;
       if (!g.bus_id.empty()) j["bus_id"] = g.bus_id;
+      if (g.link_gen > 0 || g.link_width > 0)
+        j["link"] = {{"gen", g.link_gen}, {"width", g.link_width}, {"max_gen", g.max_link_gen},
+                     {"max_width", g.max_link_width}};
+      if (g.numa >= 0) j["numa"] = g.numa;
+      if (g.peer_access_any) j["peer_access_any"] = true;
       gpus.push_back(std::move(j));
     }
     rig["gpus"] = std::move(gpus);

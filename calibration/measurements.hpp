@@ -29,6 +29,11 @@ struct RigGpu {
   int index = 0;       // CUDA device index: GPU i is the i-th GPU of the rig's layout
   std::string name;    // as the tool printed it ("NVIDIA GeForce RTX 2080 Ti")
   std::string bus_id;  // "0000:1a:00.0" or as printed; empty when unknown
+  // The PCIe link as the OS saw it (sysfs); 0 / -1 when unknown. A card trained below its maximum
+  // (x8 in an x16 slot, Gen3 behind a Gen4 riser) is the first thing to check.
+  int link_gen = 0, link_width = 0, max_link_gen = 0, max_link_width = 0;
+  int numa = -1;
+  bool peer_access_any = false;  // cudaDeviceCanAccessPeer said yes to some other GPU (informational)
 };
 
 /// The machine the numbers came from.
@@ -61,6 +66,8 @@ struct Point {
   double latency_us = 0;
   std::uint64_t m = 0, n = 0, k = 0;
   double tflops = 0;
+  int samples = 0;      // repetitions behind the value (the value is their median); 0: not stated
+  double spread = 0;    // (max - min) / median over those repetitions; 0: not stated
   std::string source, quote, note;  // where a published number comes from (dev cases)
 };
 

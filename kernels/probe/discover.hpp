@@ -1,0 +1,35 @@
+// What the probe learns about the rig without NVML: PCIe link state and NUMA node from sysfs, the CPU
+// from /proc/cpuinfo, the driver from /proc/driver/nvidia/version, and catalog keys for the GPU and
+// CPU names (for the layout sketch). Every reader takes the filesystem root, so tests use a fake tree.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace rigsim::probe {
+
+struct PcieLink {
+  int gen = 0, width = 0, max_gen = 0, max_width = 0;  // 0: unknown
+  int numa = -1;
+};
+
+/// The link of PCI device `bus_id` ("0000:1A:00.0", any case) from <root>/sys/bus/pci/devices/.
+/// Missing files leave fields unknown; nothing throws.
+PcieLink read_pcie_link(const std::string& root, const std::string& bus_id);
+/// PCIe generation of a sysfs link speed ("16.0 GT/s PCIe", "8 GT/s"): 1..6, 0 when unknown.
+int pcie_gen_of_speed(const std::string& text);
+
+/// "model name" of the first processor in <root>/proc/cpuinfo; "" when absent.
+std::string cpu_model_name(const std::string& root);
+/// The driver version in <root>/proc/driver/nvidia/version ("550.90.07"); "" when absent.
+std::string driver_version(const std::string& root);
+
+/// The catalog key of a CPU model name ("AMD EPYC 7543 32-Core Processor" -> epyc-7003), by the
+/// vendors' numbering rules; nullopt for a family the catalog lacks.
+std::optional<std::string> cpu_catalog_key(const std::string& model_name);
+/// The catalog key of a GPU name as CUDA reports it ("NVIDIA GeForce RTX 4090" -> rtx-4090): the
+/// catalog entry whose name's words all appear in it (memory size and form factor only when the name
+/// states them), the most specific one when several do; nullopt when none or an ambiguous tie.
+std::optional<std::string> gpu_catalog_key(const std::string& name);
+
+}  // namespace rigsim::probe
