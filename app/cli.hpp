@@ -35,5 +35,6 @@ void add_sweep_merge(CLI::App& app, Action& action);
 void add_validate(CLI::App& app, Action& action);
 void add_calibrate(CLI::App& app, Action& action);
 void add_import(CLI::App& app, Action& action);
+void add_measurements(CLI::App& app, Action& action);
 
 }  // namespace rigsim::app

@@ -9,6 +9,7 @@
 #include "app/cli.hpp"
 #include "app/training_inputs.hpp"
 #include "calibration/measurements.hpp"
+#include "calibration/parsers.hpp"
 #include "common/input.hpp"
 #include "common/output.hpp"
 #include "engine/executor.hpp"
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 
 struct CalibrateCli {
   std::vector<std::string> inputs;
-  std::string layout, cost_model, output;
+  std::string layout, cost_model, output, op;
   bool json = false, force = false;
   std::optional<double> max_error;   // percent
   std::optional<double> max_factor;  // predicted / measured within [1/K, K]
@@ -54,9 +55,15 @@ class Platforms {
   std::map<int, model::Platform> cache_;
 };
 
-std::vector<calibration::Measurements> load_all(const std::vector<std::string>& inputs) {
+/// Every input, a measurements JSON file or a tool's output (calibration/parsers); what a parser skipped
+/// or assumed is printed on stderr.
+std::vector<calibration::Measurements> load_all(const std::vector<std::string>& inputs, const std::string& op) {
   std::vector<calibration::Measurements> out;
-  for (const std::string& path : inputs) out.push_back(calibration::load_measurements(path));
+  for (const std::string& path : inputs) {
+    calibration::ParseResult r = calibration::load_any(path, op);
+    for (const std::string& n : r.notes) std::fprintf(stderr, "rigsim: %s: %s\n", path.c_str(), n.c_str());
+    out.push_back(std::move(r.measurements));
+  }
   return out;
 }
 
@@ -80,7 +87,7 @@ int check_limits(const CalibrateCli& o, const std::vector<report::ValidatedFile>
 int run_validate(const CalibrateCli& o) {
   const calibration::CostModel cost = read_cost_model(o.cost_model);
   std::vector<report::ValidatedFile> files;
-  for (const calibration::Measurements& m : load_all(o.inputs)) {
+  for (const calibration::Measurements& m : load_all(o.inputs, o.op)) {
     report::ValidatedFile f{m.file, layout_of(m, o.layout), m.rig.name, {}};
     Platforms platforms(f.layout, cost);
     f.checks = model::validate([&](int nodes) -> const model::Platform& { return platforms(nodes); }, engine::run, m);
@@ -105,7 +112,7 @@ int run_calibrate(const CalibrateCli& o) {
   if (!o.force && fs::exists(o.output))
     throw InputError(o.output, "", "exists; calibrate never overwrites a profile silently (use --force)");
   const calibration::CostModel start = read_cost_model(o.cost_model);
-  const calibration::Measurements m = merge(load_all(o.inputs));
+  const calibration::Measurements m = merge(load_all(o.inputs, o.op));
   const std::string layout = layout_of(m, o.layout);
   const topology::Topology one = topology::read_layout(layout, 1);
   const model::PlatformMaker make = [&](const calibration::CostModel& cm, int nodes) {
@@ -120,9 +127,12 @@ int run_calibrate(const CalibrateCli& o) {
 }
 
 void add_inputs(CLI::App* cmd, CalibrateCli& o) {
-  cmd->add_option("measurements", o.inputs, "Measurements JSON files (rigsim-measurements/1)")
+  cmd->add_option("measurements", o.inputs,
+                  "Measurements JSON (rigsim-measurements/1), or the output of nccl-tests, p2pBandwidthLatencyTest, "
+                  "bandwidthTest or nvbandwidth")
       ->required()
       ->check(CLI::ExistingFile);
+  cmd->add_option("--op", o.op, "The collective of nccl-tests outputs that do not say (all_reduce, all_gather, ...)");
   cmd->add_option("--layout", o.layout,
                   "Layout of the measured rig (default: each file's rig.layout, relative to the file)")
       ->check(CLI::ExistingFile);
@@ -130,6 +140,22 @@ void add_inputs(CLI::App* cmd, CalibrateCli& o) {
 }
 
 }  // namespace
+
+int run_measurements(const CalibrateCli& o) {
+  const calibration::Measurements m = merge(load_all(o.inputs, o.op));
+  emit(calibration::to_json(m).dump(2) + "\n", o.output);
+  return 0;
+}
+
+void add_measurements(CLI::App& app, Action& action) {
+  auto opt = std::make_shared<CalibrateCli>();
+  CLI::App* cmd = app.add_subcommand(
+      "measurements", "Read tool outputs (nccl-tests, p2pBandwidthLatencyTest, bandwidthTest, nvbandwidth) into one "
+                      "rigsim-measurements/1 JSON document");
+  add_inputs(cmd, *opt);
+  add_output_option(cmd, opt->output);
+  cmd->callback([opt, &action] { action = [opt] { return run_measurements(*opt); }; });
+}
 
 void add_validate(CLI::App& app, Action& action) {
   auto opt = std::make_shared<CalibrateCli>();

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   rigsim::app::add_validate(app, action);
   rigsim::app::add_calibrate(app, action);
   rigsim::app::add_import(app, action);
+  rigsim::app::add_measurements(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -133,9 +134,10 @@ bool worsens(const Fitter& fitter, const CostModel& cm, const std::string& key, 
   const double now = median_error_of(fitter.run(cm, series), wanted);
   const double then = median_error_of(fitter.run(fitted, series), wanted);
   if (then <= now) return false;
-  why = "kept: its points disagree (the best mean fit raises their median error from " +
-        std::to_string(static_cast<int>(std::lround(100 * now))) + "% to " +
-        std::to_string(static_cast<int>(std::lround(100 * then))) + "%); the layout may be wrong for some of them";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "kept: its points disagree (the best mean fit raises their median error from %.2f%% to %.2f%%)",
+                100 * now, 100 * then);
+  why = std::string(buf) + "; the layout may be wrong for some of them";
   return true;
 }
 
