@@ -1,7 +1,8 @@
-// The probe's Backend on real hardware: CUDA runtime copies timed with events, cuBLASLt-free cuBLAS
-// GEMMs (cublasGemmEx, FP32 accumulate), and NCCL collectives on one in-process communicator over the
-// chosen GPUs (ncclCommInitAll, one group call driving every rank). Every call is checked; a failure
+// The probe's Backend on real hardware: CUDA runtime copies timed with events, cuBLAS GEMMs
+// (cublasGemmEx for BF16/FP16, cublasLt for FP8; FP32 accumulate), and NCCL collectives on one
+// in-process communicator over the chosen GPUs (ncclCommInitAll, one group call driving every rank). Every call is checked; a failure
 // names the call and the device (DeviceError). No NVML: link state comes from sysfs (discover.cpp).
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -103,6 +104,7 @@ class CudaBackend final : public Backend {
     for (auto& [key, comms] : comms_)
       for (ncclComm_t c : comms) ncclCommDestroy(c);
     for (auto& [d, h] : blas_) cublasDestroy(h);
+    for (auto& [d, h] : blas_lt_) cublasLtDestroy(h);
     for (int d = 0; d < count_; ++d) {
       cudaSetDevice(d);
       cudaStreamDestroy(streams_[static_cast<std::size_t>(d)]);
@@ -231,15 +233,13 @@ class CudaBackend final : public Backend {
     cudaDeviceProp p{};
     CK(cudaGetDeviceProperties(&p, gpu), gpu);
     const int sm = p.major * 10 + p.minor;
-    cudaDataType_t in = CUDA_R_16BF;
-    if (dtype == "fp16") in = CUDA_R_16F;
     if (dtype == "fp8") {
-      if (sm < 89) throw Unsupported("FP8 GEMM needs Ada or Hopper (SM 8.9+), GPU " + std::to_string(gpu) + " is SM " +
-                                     std::to_string(sm));
-      // cublasGemmEx has no FP8 path; FP8 needs cublasLt with scale pointers, which this probe does not
-      // drive yet: reported as unsupported rather than measured wrong.
-      throw Unsupported("FP8 GEMM needs cublasLt matmul with scaling, not implemented in this probe");
+      if (sm < 89)
+        throw Unsupported("FP8 GEMM needs Ada or Hopper (SM 8.9+); GPU " + std::to_string(gpu) + " is SM " +
+                          std::to_string(sm));
+      return gemm_fp8(gpu, m, n, k, iters);
     }
+    const cudaDataType_t in = dtype == "fp16" ? CUDA_R_16F : CUDA_R_16BF;
     const std::size_t el = 2;
     DeviceBuffer A(gpu, el * static_cast<std::size_t>(m) * k), B(gpu, el * static_cast<std::size_t>(k) * n),
         C(gpu, sizeof(float) * static_cast<std::size_t>(m) * n);
@@ -250,6 +250,56 @@ class CudaBackend final : public Backend {
                       CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
          gpu);
     });
+  }
+
+  /// FP8 (E4M3) inputs, BF16 output, FP32 accumulate, through cublasLt: FP8 needs the "TN" layout (A
+  /// transposed) and takes per-tensor scales, here 1.
+  double gemm_fp8(int gpu, int m, int n, int k, int iters) {
+    DeviceBuffer A(gpu, static_cast<std::size_t>(k) * m), B(gpu, static_cast<std::size_t>(k) * n),
+        D(gpu, 2 * static_cast<std::size_t>(m) * n), scales(gpu, 2 * sizeof(float)), workspace(gpu, kWorkspace);
+    const float one[2] = {1.0f, 1.0f};
+    CK(cudaMemcpy(scales.ptr, one, sizeof one, cudaMemcpyHostToDevice), gpu);
+    cublasLtHandle_t lt = blas_lt(gpu);
+    cublasLtMatmulDesc_t op = nullptr;
+    CK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F), gpu);
+    const cublasOperation_t t = CUBLAS_OP_T, nt = CUBLAS_OP_N;
+    const float* a_scale = static_cast<const float*>(scales.ptr);
+    const float* b_scale = a_scale + 1;
+    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), gpu);
+    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &nt, sizeof nt), gpu);
+    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof a_scale), gpu);
+    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale), gpu);
+    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+    CK(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, k, m, k), gpu);
+    CK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, k, n, k), gpu);
+    CK(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, m, n, m), gpu);
+    cublasLtMatmulPreference_t pref = nullptr;
+    CK(cublasLtMatmulPreferenceCreate(&pref), gpu);
+    const std::size_t ws = kWorkspace;
+    CK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), gpu);
+    cublasLtMatmulHeuristicResult_t best{};
+    int found = 0;
+    CK(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, ld, ld, pref, 1, &best, &found), gpu);
+    const auto release = [&] {
+      cublasLtMatmulPreferenceDestroy(pref);
+      cublasLtMatrixLayoutDestroy(la);
+      cublasLtMatrixLayoutDestroy(lb);
+      cublasLtMatrixLayoutDestroy(ld);
+      cublasLtMatmulDescDestroy(op);
+    };
+    if (found == 0) {
+      release();
+      throw Unsupported("cublasLt has no FP8 algorithm for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                        std::to_string(k) + " on GPU " + std::to_string(gpu));
+    }
+    const float alpha = 1, beta = 0;
+    const double seconds = time_on(gpu, stream(gpu), iters, [&] {
+      CK(cublasLtMatmul(lt, op, &alpha, A.ptr, la, B.ptr, lb, &beta, D.ptr, ld, D.ptr, ld, &best.algo, workspace.ptr,
+                        kWorkspace, stream(gpu)),
+         gpu);
+    });
+    release();
+    return seconds;
   }
 
   double collective(const std::string& op, const std::vector<int>& gpus, std::size_t size, int iters) override {
@@ -328,6 +378,15 @@ class CudaBackend final : public Backend {
     cudaGetLastError();  // the tolerated "already" errors are sticky until read
   }
 
+  cublasLtHandle_t blas_lt(int d) {
+    auto it = blas_lt_.find(d);
+    if (it != blas_lt_.end()) return it->second;
+    CK(cudaSetDevice(d), d);
+    cublasLtHandle_t h = nullptr;
+    CK(cublasLtCreate(&h), d);
+    return blas_lt_[d] = h;
+  }
+
   cublasHandle_t blas(int d) {
     auto it = blas_.find(d);
     if (it != blas_.end()) return it->second;
@@ -349,6 +408,8 @@ class CudaBackend final : public Backend {
   int count_;
   std::vector<cudaStream_t> streams_;
   std::map<int, cublasHandle_t> blas_;
+  std::map<int, cublasLtHandle_t> blas_lt_;
+  static constexpr std::size_t kWorkspace = 32u << 20;  // cublasLt workspace (NVIDIA's FP8 samples use 32 MiB)
   std::map<std::vector<int>, std::vector<ncclComm_t>> comms_;
 };
 

@@ -3,6 +3,7 @@
 #include "kernels/probe/app.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <filesystem>
 
 #include "calibration/measurements.hpp"
@@ -18,9 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string default_layout_path(const std::string& output) {
+std::string next_to(const std::string& output, const std::string& suffix) {
   const fs::path p(output);
-  return (p.parent_path() / (p.stem().string() + "-layout.json")).string();
+  return (p.parent_path() / (p.stem().string() + suffix)).string();
 }
 
 void discover(calibration::Rig& rig, const Environment& env) {
@@ -57,6 +58,9 @@ std::optional<int> parse_options(int argc, const char* const* argv, ProbeOptions
   app.add_option("-o,--output", o.output, "Measurements JSON to write (default rigsim-measurements.json)");
   app.add_option("--layout-output", o.layout_output,
                  "Layout sketch to write (default: OUTPUT's name with -layout.json)");
+  app.add_option("--nccl-topo-output", o.nccl_topo_output,
+                 "NCCL's own topology dump, written by the first communicator (default: OUTPUT's name with "
+                 "-nccl-topo.xml)");
   app.add_flag("--quick", o.quick, "A short run: fewer sizes and shapes, 3 repetitions");
   std::vector<std::string> only;
   app.add_option("--only", only, "Parts to run, comma separated: memory, host, p2p, gemm, nccl")
@@ -75,7 +79,8 @@ std::optional<int> parse_options(int argc, const char* const* argv, ProbeOptions
     return code == 0 ? 0 : kExitUsage;
   }
   o.only = std::set<std::string>(only.begin(), only.end());
-  if (o.layout_output.empty()) o.layout_output = default_layout_path(o.output);
+  if (o.layout_output.empty()) o.layout_output = next_to(o.output, "-layout.json");
+  if (o.nccl_topo_output.empty()) o.nccl_topo_output = next_to(o.output, "-nccl-topo.xml");
   return std::nullopt;
 }
 
@@ -120,7 +125,7 @@ int probe_main(int argc, const char* const* argv, const BackendFactory& make_bac
                std::ostream& out, std::ostream& err) {
   ProbeOptions o;
   if (const auto stop = parse_options(argc, argv, o, out, err)) return *stop;
-  for (const std::string& path : {o.output, o.layout_output})
+  for (const std::string& path : {o.output, o.layout_output, o.nccl_topo_output})
     if (!o.force && fs::exists(path)) {
       err << "rigsim-probe: " << path << " exists; use --force to replace it\n";
       return kExitUsage;
@@ -131,6 +136,10 @@ int probe_main(int argc, const char* const* argv, const BackendFactory& make_bac
     err << "rigsim-probe: no usable NVIDIA GPU: " << why << "\nrigsim-probe: nothing was measured.\n";
     return kExitNoDevice;
   }
+  // NCCL writes its topology as it sees it when the first communicator starts (NCCL_TOPO_DUMP_FILE);
+  // `rigsim import nccl-xml` reads it. A value the user set is kept.
+  const bool nccl = o.only.empty() || o.only.contains("nccl");
+  if (nccl) setenv("NCCL_TOPO_DUMP_FILE", o.nccl_topo_output.c_str(), 0);
   calibration::Measurements m;
   try {
     m = Runner(*backend, o, err).run();
@@ -156,6 +165,8 @@ int probe_main(int argc, const char* const* argv, const BackendFactory& make_bac
       }
     }
     calibration::save_measurements(m, o.output);
+    if (nccl && fs::exists(o.nccl_topo_output))
+      out << "Wrote " << o.nccl_topo_output << " (NCCL's topology dump: `rigsim import nccl-xml` reads it)\n";
   } catch (const InputError& e) {
     err << "rigsim-probe: " << e.what() << "\n";
     return kExitUsage;

@@ -21,6 +21,7 @@ inline const std::vector<std::string> kParts{"memory", "host", "p2p", "gemm", "n
 struct ProbeOptions {
   std::string output = "rigsim-measurements.json";
   std::string layout_output;  // "": next to the output, "<output stem>-layout.json"
+  std::string nccl_topo_output;  // "": next to the output, "<output stem>-nccl-topo.xml" (NCCL_TOPO_DUMP_FILE)
   bool quick = false;
   std::set<std::string> only;  // empty: every part
   int reps = 0;                // timed repetitions per value (0: 5, or 3 with --quick)
