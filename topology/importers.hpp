@@ -28,4 +28,11 @@ struct ImportHints {
 /// `nvidia-smi topo -p2p` output, and for missing hints.
 LayoutSpec import_nvidia_smi_topo(const std::string& text, const std::string& file, const ImportHints& hints);
 
+/// hwloc XML (`lstopo --of xml`, hwloc 2.x): Packages are the sockets, host bridges their root
+/// complexes, bridges with bridges below them PCIe switches, other bridges slots; NVIDIA GPUs and
+/// NICs with their models from hints, hwloc's GPUModel names or PCI ids. hwloc shows no NVLink.
+/// Throws rigsim::InputError (file, "line N") for malformed XML and for parts no catalog entry matches
+/// (name the hint to give).
+LayoutSpec import_hwloc(const std::string& text, const std::string& file, const ImportHints& hints);
+
 }  // namespace rigsim::topology

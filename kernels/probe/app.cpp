@@ -11,6 +11,7 @@
 #include "common/output.hpp"
 #include "kernels/probe/discover.hpp"
 #include "topology/build.hpp"
+#include "topology/catalog_names.hpp"
 #include "topology/importers.hpp"
 #include "topology/layout_json.hpp"
 
@@ -91,7 +92,7 @@ std::optional<std::string> sketch_layout(const std::string& matrix, const calibr
   h.gpu_models = o.gpu_models;
   if (h.gpu_models.empty())
     for (const calibration::RigGpu& g : rig.gpus) {
-      const auto key = gpu_catalog_key(g.name);
+      const auto key = topology::gpu_key_from_name(g.name);
       if (!key) {
         why = "no catalog GPU matches \"" + g.name + "\" (give --gpu KEY; `rigsim catalog gpus` lists them)";
         return std::nullopt;
@@ -100,7 +101,7 @@ std::optional<std::string> sketch_layout(const std::string& matrix, const calibr
     }
   h.cpu_model = o.cpu_model;
   if (h.cpu_model.empty()) {
-    const auto key = cpu_catalog_key(rig.cpu);
+    const auto key = topology::cpu_key_from_name(rig.cpu);
     if (!key) {
       why = "no catalog CPU matches \"" + rig.cpu + "\" (give --cpu KEY; `rigsim catalog cpus` lists them)";
       return std::nullopt;

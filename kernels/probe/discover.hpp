@@ -24,12 +24,4 @@ std::string cpu_model_name(const std::string& root);
 /// The driver version in <root>/proc/driver/nvidia/version ("550.90.07"); "" when absent.
 std::string driver_version(const std::string& root);
 
-/// The catalog key of a CPU model name ("AMD EPYC 7543 32-Core Processor" -> epyc-7003), by the
-/// vendors' numbering rules; nullopt for a family the catalog lacks.
-std::optional<std::string> cpu_catalog_key(const std::string& model_name);
-/// The catalog key of a GPU name as CUDA reports it ("NVIDIA GeForce RTX 4090" -> rtx-4090): the
-/// catalog entry whose name's words all appear in it (memory size and form factor only when the name
-/// states them), the most specific one when several do; nullopt when none or an ambiguous tie.
-std::optional<std::string> gpu_catalog_key(const std::string& name);
-
 }  // namespace rigsim::probe

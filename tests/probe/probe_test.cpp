@@ -11,6 +11,7 @@
 #include "kernels/probe/app.hpp"
 #include "kernels/probe/discover.hpp"
 #include "kernels/probe/runner.hpp"
+#include "topology/catalog_names.hpp"
 
 namespace rigsim::probe {
 namespace {
@@ -223,7 +224,7 @@ TEST(ProbeDiscover, CatalogKeysFromNames) {
       {"NVIDIA H100 80GB HBM3", std::nullopt},  // SXM or PCIe: the name does not say
       {"NVIDIA B200", std::nullopt},
   };
-  for (const auto& [name, key] : gpus) EXPECT_EQ(gpu_catalog_key(name), key) << name;
+  for (const auto& [name, key] : gpus) EXPECT_EQ(topology::gpu_key_from_name(name), key) << name;
   const std::vector<std::pair<std::string, std::optional<std::string>>> cpus = {
       {"AMD EPYC 7543 32-Core Processor", "epyc-7003"},
       {"AMD EPYC 7742 64-Core Processor", "epyc-7002"},
@@ -239,7 +240,7 @@ TEST(ProbeDiscover, CatalogKeysFromNames) {
       {"Intel(R) Xeon(R) Platinum 8480+", "xeon-scalable-4"},
       {"12th Gen Intel(R) Core(TM) i9-12900K", "core-desktop-12"},
   };
-  for (const auto& [name, key] : cpus) EXPECT_EQ(cpu_catalog_key(name), key) << name;
+  for (const auto& [name, key] : cpus) EXPECT_EQ(topology::cpu_key_from_name(name), key) << name;
 }
 
 TEST(ProbeSketch, FromARealMatrix) {

@@ -13,6 +13,7 @@
 #include "topology/build.hpp"
 #include "topology/importers.hpp"
 #include "topology/layout_json.hpp"
+#include "tests/topology/layout_fixture.hpp"
 
 namespace rigsim::topology {
 namespace {
@@ -119,6 +120,61 @@ TEST(ImportSmi, BadInputIsNamed) {
   EXPECT_NE(error_of(ok, {{"rtx-4090x"}, "epyc-7002", "", "", 0, "t"}).find("did you mean"), std::string::npos);
   EXPECT_NE(error_of(ok, {{"rtx-4090", "rtx-4090", "rtx-4090"}, "epyc-7002", "", "", 0, "t"}).find("one per GPU"),
             std::string::npos);
+}
+
+std::string hwloc_capture(const std::string& name) {
+  return std::string(RIGSIM_SHARED_DIR) + "/data/hwloc/" + name;
+}
+
+TEST(ImportHwloc, RealTreesBecomeLayouts) {
+  if (!fs::exists(hwloc_capture(""))) GTEST_SKIP() << "no ../shared/data";
+  // DGX-2H: 16 V100 in pairs under PLX switches, two pairs per upper switch, 8 per socket.
+  const LayoutSpec dgx = import_hwloc(read_input_file(hwloc_capture("hwloc-nvidia-dgx2h-16xv100.xml")), "dgx",
+                                      {{"v100-sxm2-32gb"}, "", "", "", 0, "t"});
+  EXPECT_EQ(dgx.cpus.size(), 2u);
+  EXPECT_EQ(dgx.cpus[0].model, "xeon-scalable-1");  // from "Intel(R) Xeon(R) Platinum 8174"
+  EXPECT_EQ(dgx.gpus.size(), 16u);
+  EXPECT_EQ(dgx.switches.size(), 12u);
+  const Topology t = build_topology(dgx);
+  const auto m = smi_matrix(t);
+  EXPECT_EQ(m[0][1], "PIX");
+  EXPECT_EQ(m[0][2], "PXB");
+  EXPECT_EQ(m[0][4], "NODE");
+  EXPECT_EQ(m[0][8], "SYS");
+  // HP SL390s: one GPU on socket 0, two under one root complex of socket 1; the 1 GbE port is left out.
+  const LayoutSpec hp = import_hwloc(read_input_file(hwloc_capture("hwloc-hp-sl390s-g7-2s-3xtesla-m2070.xml")), "hp",
+                                     {{"tesla-m40"}, "xeon-e5-v1", "", "", 0, "t"});
+  EXPECT_EQ(hp.nics.size(), 0u);
+  const auto h = smi_matrix(build_topology(hp));
+  EXPECT_EQ(h[0][1], "SYS");
+  EXPECT_EQ(h[1][2], "PHB");
+}
+
+TEST(ImportHwloc, MistakesAreNamed) {
+  const auto error_of = [](const std::string& xml, ImportHints hints) {
+    try {
+      (void)import_hwloc(xml, "h.xml", hints);
+    } catch (const InputError& e) {
+      return e.location() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  const ImportHints none{{}, "", "", "", 0, "t"};
+  EXPECT_NE(error_of("<topology><object type=\"Machine\">", none).find("malformed XML"), std::string::npos);
+  EXPECT_NE(error_of("<lstopo/>", none).find("<topology>"), std::string::npos);
+  EXPECT_NE(error_of("<topology><object type=\"Machine\"/></topology>", none).find("Package"), std::string::npos);
+  const std::string cpu_only =
+      "<topology>\n<object type=\"Machine\">\n<object type=\"Package\" os_index=\"0\">\n"
+      "<info name=\"CPUModel\" value=\"Mystery CPU 9000\"/>\n</object></object></topology>";
+  EXPECT_NE(error_of(cpu_only, none).find("line 3"), std::string::npos);
+  EXPECT_NE(error_of(cpu_only, none).find("--cpu"), std::string::npos);
+  EXPECT_NE(error_of(cpu_only, {{}, "epyc-7002", "", "", 0, "t"}).find("no GPU"), std::string::npos);
+  if (fs::exists(hwloc_capture(""))) {
+    // A capture whose devices need more lanes than the CPU has: the import works, the build says why.
+    const LayoutSpec x9 = import_hwloc(read_input_file(hwloc_capture("hwloc-supermicro-x9drg-2s-3xtesla-m2075.xml")),
+                                       "x9", {{"tesla-m40"}, "xeon-e5-v2", "", "", 0, "t"});
+    EXPECT_NE(rigsim::testing::input_error_of([&] { (void)build_topology(x9); }).second.find("lanes"), std::string::npos);
+  }
 }
 
 TEST(LayoutWrite, IsTheInverseOfTheReader) {
