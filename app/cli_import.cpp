@@ -30,6 +30,7 @@ topology::LayoutSpec import(const ImportCli& o) {
     return spec;
   }
   if (o.kind == "hwloc") return topology::import_hwloc(text, o.input, o.hints);
+  if (o.kind == "lspci") return topology::import_lspci(text, o.input, o.hints);
   return topology::import_nvidia_smi_topo(text, o.input, o.hints);
 }
 
@@ -48,10 +49,10 @@ int run(ImportCli o) {
 
 void add_import(CLI::App& app, Action& action) {
   auto opt = std::make_shared<ImportCli>();
-  CLI::App* cmd = app.add_subcommand("import", "Write a layout sketch from `nvidia-smi topo -m`, hwloc XML or an NCCL topology dump");
-  cmd->add_option("kind", opt->kind, "What the file is: nvidia-smi-topo, hwloc (lstopo --of xml), nccl-xml")
+  CLI::App* cmd = app.add_subcommand("import", "Write a layout sketch from `nvidia-smi topo -m`, `lspci -tvnn`, hwloc XML or an NCCL topology dump");
+  cmd->add_option("kind", opt->kind, "What the file is: nvidia-smi-topo, lspci (lspci -tvnn), hwloc (lstopo --of xml), nccl-xml")
       ->required()
-      ->check(CLI::IsMember({"nvidia-smi-topo", "hwloc", "nccl-xml"}));
+      ->check(CLI::IsMember({"nvidia-smi-topo", "lspci", "hwloc", "nccl-xml"}));
   cmd->add_option("file", opt->input, "The text to import")->required()->check(CLI::ExistingFile);
   cmd->add_option("--gpu", opt->hints.gpu_models,
                   "GPU catalog key (nvidia-smi-topo): one for all GPUs, or one per GPU in index order")

@@ -35,4 +35,9 @@ LayoutSpec import_nvidia_smi_topo(const std::string& text, const std::string& fi
 /// (name the hint to give).
 LayoutSpec import_hwloc(const std::string& text, const std::string& file, const ImportHints& hints);
 
+/// `lspci -tvnn` (also -tv, -t): root buses, root ports, switches (bridges with bridges below them),
+/// NVIDIA GPUs (named by their marketing name or PCI id) and Mellanox NICs. lspci shows neither the CPU
+/// nor sockets: hints.cpu_model is required, and root buses from 0x80 up are taken as socket 1.
+LayoutSpec import_lspci(const std::string& text, const std::string& file, const ImportHints& hints);
+
 }  // namespace rigsim::topology

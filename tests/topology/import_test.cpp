@@ -177,6 +177,55 @@ TEST(ImportHwloc, MistakesAreNamed) {
   }
 }
 
+/// A two-socket E5 v4 box as `lspci -tvnn` prints it (written for this test): four RTX 3090 under two
+/// PEX switches behind one upper switch on the second socket's root bus, one on socket 0's root port.
+const char* kLspci =
+    "-+-[0000:80]-+-00.0  Intel Corporation Xeon E7 v4/Xeon E5 v4/Xeon E3 v4/Xeon D DMI2 [8086:6f00]\n"
+    " |           +-02.0-[81-8b]----00.0-[82-8b]--+-08.0-[83-86]----00.0-[84-86]--+-08.0-[85]--+-00.0  NVIDIA Corporation GA102 [GeForce RTX 3090] [10de:2204]\n"
+    " |           |                               |                               |            \\-00.1  NVIDIA Corporation GA102 High Definition Audio Controller [10de:1aef]\n"
+    " |           |                               |                               \\-10.0-[86]--+-00.0  NVIDIA Corporation GA102 [GeForce RTX 3090] [10de:2204]\n"
+    " |           |                               |                                            \\-00.1  NVIDIA Corporation GA102 High Definition Audio Controller [10de:1aef]\n"
+    " |           |                               \\-10.0-[87-8b]----00.0-[88-8b]--+-08.0-[89]--+-00.0  NVIDIA Corporation GA102 [GeForce RTX 3090] [10de:2204]\n"
+    " |           |                                                               |            \\-00.1  NVIDIA Corporation GA102 High Definition Audio Controller [10de:1aef]\n"
+    " |           |                                                               \\-10.0-[8a]--+-00.0  NVIDIA Corporation GA102 [GeForce RTX 3090] [10de:2204]\n"
+    " |           |                                                                            \\-00.1  NVIDIA Corporation GA102 High Definition Audio Controller [10de:1aef]\n"
+    " |           \\-05.0  Intel Corporation Xeon E7 v4/Xeon E5 v4/Xeon E3 v4/Xeon D Map/VTd_Misc/System Management [8086:6f28]\n"
+    " \\-[0000:00]-+-00.0  Intel Corporation Xeon E7 v4/Xeon E5 v4/Xeon E3 v4/Xeon D DMI2 [8086:6f00]\n"
+    "             +-03.0-[01]----00.0  NVIDIA Corporation GA102 [GeForce RTX 3090] [10de:2204]\n"
+    "             \\-1f.0  Intel Corporation C610/X99 series chipset LPC Controller [8086:8d44]\n";
+
+TEST(ImportLspci, TreeToLayout) {
+  const LayoutSpec spec = import_lspci(kLspci, "l.txt", {{}, "xeon-e5-v4", "", "", 0, "t"});
+  EXPECT_EQ(spec.gpus.size(), 5u);  // the audio functions are not GPUs
+  EXPECT_EQ(spec.gpus[0].model, "rtx-3090");
+  EXPECT_EQ(spec.switches.size(), 3u);
+  EXPECT_EQ(spec.cpus.size(), 2u);
+  const auto m = smi_matrix(build_topology(spec));
+  // GPU 0 is bus 01 (PCI bus order), on socket 0; the four behind the switches follow.
+  EXPECT_EQ(m[0][1], "SYS");
+  EXPECT_EQ(m[1][2], "PIX");
+  EXPECT_EQ(m[1][3], "PXB");
+  EXPECT_EQ(m[3][4], "PIX");
+}
+
+TEST(ImportLspci, MistakesAreNamed) {
+  const auto error_of = [](const std::string& text, ImportHints hints) {
+    try {
+      (void)import_lspci(text, "l.txt", hints);
+    } catch (const InputError& e) {
+      return e.location() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  const ImportHints ok{{}, "xeon-e5-v4", "", "", 0, "t"};
+  EXPECT_NE(error_of("hello\n", ok).find("lspci -tv"), std::string::npos);
+  EXPECT_NE(error_of(kLspci, {{}, "", "", "", 0, "t"}).find("--cpu"), std::string::npos);
+  EXPECT_NE(error_of(kLspci, {{}, "xeon-e5-v9", "", "", 0, "t"}).find("did you mean"), std::string::npos);
+  // -t alone names nothing: no GPU can be told apart.
+  EXPECT_NE(error_of("-[0000:00]-+-00.0\n           \\-03.0-[01]----00.0\n", ok).find("no NVIDIA GPU"), std::string::npos);
+  EXPECT_NE(error_of("-[0000:00]-+-03.0-[01\n", ok).find("line 1"), std::string::npos);
+}
+
 TEST(LayoutWrite, IsTheInverseOfTheReader) {
   std::size_t files = 0;
   for (const char* dir : {"/scenarios/layouts", "/scenarios/dev-cases/layouts"})
