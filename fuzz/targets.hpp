@@ -19,7 +19,14 @@ void cost_model(std::string_view bytes);
 /// Training scenario JSON.
 void scenario(std::string_view bytes);
 
-/// Target by name ("layout_json", "nccl_xml", "cost_model", "scenario"); nullptr when unknown.
+/// A rigsim-measurements/1 document.
+void measurements(std::string_view bytes);
+/// Every tool-output parser (nccl-tests, p2pBandwidthLatencyTest, bandwidthTest, nvbandwidth).
+void tool_output(std::string_view bytes);
+/// The importers (nvidia-smi topo -m, lspci -tvnn, hwloc XML), each built when read.
+void importers(std::string_view bytes);
+/// Target by name ("layout_json", "nccl_xml", "cost_model", "scenario", "measurements", "tool_output",
+/// "importers"); nullptr when unknown.
 using Target = void (*)(std::string_view);
 Target target_named(std::string_view name);
 

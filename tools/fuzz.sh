@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes rigsim's readers with libFuzzer (clang, -fsanitize=fuzzer,address,undefined).
 # Usage: tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s; all targets)
-#   targets: layout_json nccl_xml cost_model scenario
+#   targets: layout_json nccl_xml cost_model scenario measurements tool_output importers
 # Builds in build-fuzz/ (clang), seeds each target from the repository (scenarios/, fuzz/corpus/) and,
 # when present, ../shared/data; the growing corpus is kept in build-fuzz/corpus/<target>/ between runs.
 # A crashing, leaking or hanging input is written to fuzz/regressions/<target>/ (commit it: the normal
@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(layout_json nccl_xml cost_model scenario)
+[ ${#targets[@]} -gt 0 ] || targets=(layout_json nccl_xml cost_model scenario measurements tool_output importers)
 if ! command -v clang++ >/dev/null 2>&1 || ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long){return 0;}' |
     clang++ -x c++ -fsanitize=fuzzer - -o /tmp/rigsim-fuzz-probe 2>/dev/null; then
   echo "fuzz: installing clang and libFuzzer (clang, libclang-rt-dev)"
@@ -33,6 +33,9 @@ seeds() {  # seeds TARGET: the folders its seed inputs come from
     nccl_xml) echo "$here/../shared/data/nccl-topo" ;;
     cost_model) echo "$here/fuzz/corpus/cost_model" ;;
     scenario) echo "$here/scenarios/training" ;;
+    measurements) echo "$here/scenarios/dev-cases" ;;
+    tool_output) echo "$here/../shared/data/nccl-tests $here/../shared/data/p2p" ;;
+    importers) echo "$here/../shared/data/nvidia-smi-topo $here/../shared/data/hwloc" ;;
   esac
 }
 status=0

@@ -38,7 +38,7 @@ const fs::path kSource = RIGSIM_SOURCE_DIR;
 
 TEST(FuzzRegressions, EveryFoundInputIsHandled) {
   std::size_t n = 0;
-  for (const char* t : {"layout_json", "nccl_xml", "cost_model", "scenario"})
+  for (const char* t : {"layout_json", "nccl_xml", "cost_model", "scenario", "measurements", "tool_output", "importers"})
     n += replay(t, kSource / "fuzz" / "regressions" / t);
   std::cout << "replayed " << n << " regression inputs\n";
 }
@@ -49,6 +49,11 @@ TEST(FuzzRegressions, SeedCorporaAreHandled) {
   replay("cost_model", kSource / "fuzz" / "corpus" / "cost_model");
   EXPECT_GT(replay("scenario", kSource / "scenarios" / "training"), 0u);
   replay("nccl_xml", kSource / ".." / "shared" / "data" / "nccl-topo");  // skipped when ../shared is absent
+  EXPECT_GT(replay("measurements", kSource / "scenarios" / "dev-cases"), 0u);
+  replay("tool_output", kSource / ".." / "shared" / "data" / "nccl-tests");
+  replay("tool_output", kSource / ".." / "shared" / "data" / "p2p");
+  replay("importers", kSource / ".." / "shared" / "data" / "nvidia-smi-topo");
+  replay("importers", kSource / ".." / "shared" / "data" / "hwloc");
 }
 
 }  // namespace
