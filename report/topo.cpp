@@ -13,13 +13,22 @@ double round3(double x) {
   return std::round(x * 1000.0) / 1000.0;
 }
 
-/// "GPU0", "NIC1": nvidia-smi's labels, by position among devices of that kind.
-std::string label(const Topology& topo, DeviceId id) {
-  const auto same = topo.of_kind(topo.device(id).kind);
-  for (std::size_t i = 0; i < same.size(); ++i)
-    if (same[i] == id) return (topo.device(id).kind == DeviceKind::Gpu ? "GPU" : "NIC") + std::to_string(i);
-  return topo.device(id).name;
-}
+/// "GPU0", "NIC1": nvidia-smi's labels, by position among devices of that kind (other devices: their
+/// name). Built once per report: a lookup per matrix cell made a 1,024-GPU report cubic.
+class Labels {
+ public:
+  explicit Labels(const Topology& topo) {
+    for (const auto& d : topo.devices()) names_.push_back(d.name);
+    for (const auto& [kind, prefix] : {std::pair{DeviceKind::Gpu, "GPU"}, std::pair{DeviceKind::Nic, "NIC"}}) {
+      const auto same = topo.of_kind(kind);
+      for (std::size_t i = 0; i < same.size(); ++i) names_[same[i]] = prefix + std::to_string(i);
+    }
+  }
+  const std::string& operator()(DeviceId id) const { return names_[id]; }
+
+ private:
+  std::vector<std::string> names_;
+};
 
 std::string pad(const std::string& s, std::size_t width) {
   return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
@@ -43,13 +52,14 @@ const char* kLegend =
     "  NV#  = Connection traversing a bonded set of # NVLinks\n";
 
 void write_matrix(std::ostringstream& out, const Topology& topo) {
+  const Labels label(topo);
   const auto ids = matrix_devices(topo);
   const auto m = smi_matrix(topo);
   out << pad("", 8);
-  for (DeviceId id : ids) out << pad(label(topo, id), 8);
+  for (DeviceId id : ids) out << pad(label(id), 8);
   out << pad("CPU Affinity", 14) << "NUMA Affinity\n";
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    out << pad(label(topo, ids[i]), 8);
+    out << pad(label(ids[i]), 8);
     for (std::size_t j = 0; j < ids.size(); ++j) out << pad(m[i][j], 8);
     const Device& d = topo.device(ids[i]);
     out << pad(topo.device(topo.socket_of(ids[i])).name, 14) << d.numa << "\n";
@@ -57,7 +67,7 @@ void write_matrix(std::ostringstream& out, const Topology& topo) {
   out << "\n" << kLegend;
   if (!topo.nics().empty()) {
     out << "\nNIC Legend:\n\n";
-    for (DeviceId n : topo.nics()) out << "  " << label(topo, n) << ": " << topo.device(n).name << "\n";
+    for (DeviceId n : topo.nics()) out << "  " << label(n) << ": " << topo.device(n).name << "\n";
   }
 }
 
@@ -101,22 +111,23 @@ void write_lane_budget(std::ostringstream& out, const Topology& topo) {
 }
 
 void write_p2p(std::ostringstream& out, const Topology& topo, const P2pPolicy& policy) {
+  const Labels label(topo);
   const auto gpus = topo.gpus();
   out << "\nP2P (what NCCL would use; level "
       << to_string(policy.disable ? PathClass::LOC
                                   : policy.level.value_or(default_p2p_level(topo, gpus.size())))
       << "):\n\n"
       << pad("", 8);
-  for (DeviceId g : gpus) out << pad(label(topo, g), 6);
+  for (DeviceId g : gpus) out << pad(label(g), 6);
   out << "\n";
   std::vector<std::string> reasons;
   for (DeviceId a : gpus) {
-    out << pad(label(topo, a), 8);
+    out << pad(label(a), 8);
     for (DeviceId b : gpus) {
       const auto d = decide_p2p(topo, a, b, policy, gpus.size());
       out << pad(a == b ? "X" : (d.allowed ? "OK" : "NS"), 6);
       if (a < b)
-        reasons.push_back(label(topo, a) + "-" + label(topo, b) + ": " + (d.allowed ? "OK, " : "no, ") +
+        reasons.push_back(label(a) + "-" + label(b) + ": " + (d.allowed ? "OK, " : "no, ") +
                           d.reason);
     }
     out << "\n";

@@ -6,6 +6,7 @@
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/visitors.hpp>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "topology/topology.hpp"
@@ -37,45 +38,60 @@ struct NvlinkVertexFilter {
   }
 };
 
-/// BFS from `a` on graph `g`; returns the device sequence a..b, or empty when unreachable.
+/// The breadth-first tree of `g` from `a` (every reachable device's parent and link to it).
 template <typename G>
-std::pair<std::vector<DeviceId>, std::vector<LinkId>> bfs_route(const G& g, DeviceId a, DeviceId b,
-                                                                std::size_t n) {
-  std::vector<std::size_t> pred(n, kNone);
-  std::vector<std::size_t> pred_edge(n, kNone);
-  pred[a] = a;
-  struct Found {};  // thrown to stop the search once `b` is reached (the Boost idiom for early exit)
+std::shared_ptr<const Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, std::size_t n) {
+  auto tree = std::make_shared<Topology::Impl::Tree>();
+  tree->pred.assign(n, kNone);
+  tree->pred_edge.assign(n, kNone);
+  tree->pred[a] = a;
   struct Recorder : boost::default_bfs_visitor {
-    std::vector<std::size_t>* pred;
-    std::vector<std::size_t>* pred_edge;
-    std::size_t target;
+    Topology::Impl::Tree* tree;
     void tree_edge(typename boost::graph_traits<G>::edge_descriptor e, const G& gr) const {
       const auto t = boost::target(e, gr);
-      (*pred)[t] = boost::source(e, gr);
-      (*pred_edge)[t] = boost::get(boost::edge_index, gr, e);
-      if (t == target) throw Found{};
+      tree->pred[t] = boost::source(e, gr);
+      tree->pred_edge[t] = boost::get(boost::edge_index, gr, e);
     }
   } rec;
-  rec.pred = &pred;
-  rec.pred_edge = &pred_edge;
-  rec.target = b;
+  rec.tree = tree.get();
   std::vector<boost::default_color_type> color(n);
-  try {
-    boost::breadth_first_search(g, a,
-                                boost::visitor(rec).color_map(boost::make_iterator_property_map(
-                                    color.begin(), boost::get(boost::vertex_index, g))));
-  } catch (const Found&) {
+  boost::breadth_first_search(
+      g, a, boost::visitor(rec).color_map(boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g))));
+  return tree;
+}
+
+/// The tree from `a`, from the cache of recent sources or searched (and cached) now.
+template <typename G>
+std::shared_ptr<const Topology::Impl::Tree> tree_from(const Topology::Impl& impl, const G& g, DeviceId a, bool nvlink) {
+  constexpr std::size_t kKept = 8;
+  auto& cache = *impl.cache;
+  {
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    for (const auto& [source, tree] : nvlink ? cache.nvlink : cache.pcie)
+      if (source == a) return tree;
   }
-  if (pred[b] == kNone) return {};
-  std::vector<DeviceId> devices{b};
-  std::vector<LinkId> links;
-  for (std::size_t v = b; v != a; v = pred[v]) {
-    links.push_back(pred_edge[v]);
-    devices.push_back(pred[v]);
+  auto tree = bfs_tree(g, a, impl.devices.size());
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  auto& kept = nvlink ? cache.nvlink : cache.pcie;
+  kept.emplace_front(a, tree);
+  if (kept.size() > kKept) kept.pop_back();
+  return tree;
+}
+
+/// The route a..b in a breadth-first tree from `a`: devices and links, or empty when unreachable.
+std::pair<std::vector<DeviceId>, std::vector<LinkId>> route_in(const Topology::Impl::Tree& t, DeviceId a, DeviceId b) {
+  if (t.pred[b] == kNone) return {};
+  std::size_t hops = 0;
+  for (std::size_t v = b; v != a; v = t.pred[v]) ++hops;
+  std::vector<DeviceId> devices(hops + 1);
+  std::vector<LinkId> links(hops);
+  devices[hops] = b;
+  for (std::size_t v = b, i = hops; v != a; v = t.pred[v]) {  // filled from the end: no reversal
+    --i;
+    links[i] = t.pred_edge[v];
+    devices[i] = t.pred[v];
   }
-  std::reverse(devices.begin(), devices.end());
-  std::reverse(links.begin(), links.end());
-  return {devices, links};
+  return {std::move(devices), std::move(links)};
 }
 
 BytesPerSecond bottleneck(const Topology& t, const std::vector<LinkId>& links) {
@@ -144,7 +160,7 @@ Path Topology::pcie_path(DeviceId a, DeviceId b) const {
   }
   LinkKindFilter filter{&impl_->links, &impl_->graph, false};
   boost::filtered_graph<Graph, LinkKindFilter> g(impl_->graph, filter);
-  auto [devices, links] = bfs_route(g, a, b, impl_->devices.size());
+  auto [devices, links] = route_in(*tree_from(*impl_, g, a, false), a, b);
   if (devices.empty())
     throw std::logic_error("no PCIe route between " + device(a).name + " and " + device(b).name +
                            " (validation should have rejected this layout)");
@@ -160,7 +176,7 @@ std::optional<Path> Topology::nvlink_path(DeviceId a, DeviceId b) const {
   LinkKindFilter filter{&impl_->links, &impl_->graph, true};
   boost::filtered_graph<Graph, LinkKindFilter, NvlinkVertexFilter> g(impl_->graph, filter,
                                                                      NvlinkVertexFilter{&impl_->devices});
-  auto [devices, links] = bfs_route(g, a, b, impl_->devices.size());
+  auto [devices, links] = route_in(*tree_from(*impl_, g, a, true), a, b);
   if (devices.empty() || devices.size() > 3) return std::nullopt;
   Path p;
   p.devices = std::move(devices);
@@ -174,18 +190,29 @@ std::optional<Path> Topology::nvlink_path(DeviceId a, DeviceId b) const {
 }
 
 int Topology::nvlink_count(DeviceId a, DeviceId b) const {
-  int direct = 0;
-  std::vector<int> to_switch_a(impl_->devices.size(), 0), to_switch_b(impl_->devices.size(), 0);
-  for (const auto& l : impl_->links) {
-    if (l.kind != LinkKind::NvLink) continue;
-    if ((l.up == a && l.down == b) || (l.up == b && l.down == a)) direct += l.width;
-    if (device(l.down).kind == DeviceKind::NvSwitch) {
-      if (l.up == a) to_switch_a[l.down] += l.width;
-      if (l.up == b) to_switch_b[l.down] += l.width;
-    }
+  auto& cache = *impl_->cache;
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  if (!cache.nvlinks_of) {  // per device, its NVLink peers (GPUs or NVSwitches) and link counts
+    cache.nvlinks_of.emplace(impl_->devices.size());
+    for (const auto& l : impl_->links)
+      if (l.kind == LinkKind::NvLink) {
+        (*cache.nvlinks_of)[l.up].emplace_back(l.down, l.width);
+        (*cache.nvlinks_of)[l.down].emplace_back(l.up, l.width);
+      }
   }
+  // Direct links between a and b, plus through each NVSwitch the fewer of a's and b's links to it.
+  std::map<DeviceId, int> to_switch_a;
+  int direct = 0;
+  for (const auto& [peer, width] : (*cache.nvlinks_of)[a]) {
+    if (peer == b) direct += width;
+    if (device(peer).kind == DeviceKind::NvSwitch) to_switch_a[peer] += width;
+  }
+  std::map<DeviceId, int> to_switch_b;
+  for (const auto& [peer, width] : (*cache.nvlinks_of)[b])
+    if (device(peer).kind == DeviceKind::NvSwitch) to_switch_b[peer] += width;
   int via_switch = 0;
-  for (std::size_t s = 0; s < to_switch_a.size(); ++s) via_switch += std::min(to_switch_a[s], to_switch_b[s]);
+  for (const auto& [sw, width] : to_switch_a)
+    if (auto it = to_switch_b.find(sw); it != to_switch_b.end()) via_switch += std::min(width, it->second);
   return direct + via_switch;
 }
 

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <boost/graph/adjacency_list.hpp>
+#include <deque>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 
 #include "topology/topology.hpp"
@@ -27,6 +30,20 @@ struct Topology::Impl {
   std::vector<std::optional<LinkId>> uplink;  // per device: the link to its PCIe parent
   std::vector<std::string> warnings;
   Graph graph;
+
+  /// Breadth-first trees from the sources asked most recently (paths.cpp): a matrix asks one source for
+  /// every target, a ring each GPU for its neighbours, so a few trees save almost every search, and the
+  /// memory stays bounded (a 32,768-GPU cluster would need gigabytes for a tree per GPU).
+  struct Tree {
+    std::vector<std::size_t> pred, pred_edge;  // per device: parent in the tree and the link to it
+  };
+  struct PathCache {
+    std::mutex mutex;
+    std::deque<std::pair<DeviceId, std::shared_ptr<const Tree>>> pcie, nvlink;
+    /// Per device: (peer, links) of its NVLink connections, built once.
+    std::optional<std::vector<std::vector<std::pair<DeviceId, int>>>> nvlinks_of;
+  };
+  std::unique_ptr<PathCache> cache = std::make_unique<PathCache>();
 };
 
 }  // namespace rigsim::topology
