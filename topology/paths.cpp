@@ -38,41 +38,65 @@ struct NvlinkVertexFilter {
   }
 };
 
-/// The breadth-first tree of `g` from `a` (every reachable device's parent and link to it).
+/// Breadth-first search of `g` from `a`, stopped once `b` is reached and at least `at_least` devices are
+/// discovered: every device discovered by then has its final parent (breadth-first order is
+/// deterministic), so the partial tree answers later queries for any of them; `complete` when the
+/// search ran out of devices first.
 template <typename G>
-std::shared_ptr<const Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, std::size_t n) {
+std::shared_ptr<const Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, DeviceId b, std::size_t n,
+                                                     std::size_t at_least) {
   auto tree = std::make_shared<Topology::Impl::Tree>();
   tree->pred.assign(n, kNone);
   tree->pred_edge.assign(n, kNone);
   tree->pred[a] = a;
+  struct Found {};  // thrown to stop the search (the Boost idiom for an early exit)
   struct Recorder : boost::default_bfs_visitor {
     Topology::Impl::Tree* tree;
+    std::size_t target, at_least;
+    mutable bool found = false;
     void tree_edge(typename boost::graph_traits<G>::edge_descriptor e, const G& gr) const {
       const auto t = boost::target(e, gr);
       tree->pred[t] = boost::source(e, gr);
       tree->pred_edge[t] = boost::get(boost::edge_index, gr, e);
+      ++tree->discovered;
+      found = found || t == target;
+      if (found && tree->discovered >= at_least) throw Found{};
     }
   } rec;
   rec.tree = tree.get();
+  rec.target = b;
+  rec.at_least = at_least;
   std::vector<boost::default_color_type> color(n);
-  boost::breadth_first_search(
-      g, a, boost::visitor(rec).color_map(boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g))));
+  try {
+    boost::breadth_first_search(
+        g, a, boost::visitor(rec).color_map(boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g))));
+    tree->complete = true;
+  } catch (const Found&) {
+  }
   return tree;
 }
 
-/// The tree from `a`, from the cache of recent sources or searched (and cached) now.
+/// A tree from `a` that reaches `b` (or is complete): a recent one from the cache, or a new search
+/// (cached in its place). A search after a miss discovers at least twice as many devices as the tree it
+/// replaces, so a matrix row costs O(devices) in all, while a one-off query costs what it always did.
 template <typename G>
-std::shared_ptr<const Topology::Impl::Tree> tree_from(const Topology::Impl& impl, const G& g, DeviceId a, bool nvlink) {
+std::shared_ptr<const Topology::Impl::Tree> tree_from(const Topology::Impl& impl, const G& g, DeviceId a, DeviceId b,
+                                                      bool nvlink) {
   constexpr std::size_t kKept = 8;
   auto& cache = *impl.cache;
+  std::size_t at_least = 0;
   {
     const std::lock_guard<std::mutex> lock(cache.mutex);
-    for (const auto& [source, tree] : nvlink ? cache.nvlink : cache.pcie)
-      if (source == a) return tree;
+    for (const auto& [source, tree] : nvlink ? cache.nvlink : cache.pcie) {
+      if (source != a) continue;
+      if (tree->complete || tree->pred[b] != kNone) return tree;
+      at_least = 2 * tree->discovered;
+    }
   }
-  auto tree = bfs_tree(g, a, impl.devices.size());
+  auto tree = bfs_tree(g, a, b, impl.devices.size(), at_least);
   const std::lock_guard<std::mutex> lock(cache.mutex);
   auto& kept = nvlink ? cache.nvlink : cache.pcie;
+  std::erase_if(kept, [&](const auto& entry) { return entry.first == a; });
   kept.emplace_front(a, tree);
   if (kept.size() > kKept) kept.pop_back();
   return tree;
@@ -160,7 +184,7 @@ Path Topology::pcie_path(DeviceId a, DeviceId b) const {
   }
   LinkKindFilter filter{&impl_->links, &impl_->graph, false};
   boost::filtered_graph<Graph, LinkKindFilter> g(impl_->graph, filter);
-  auto [devices, links] = route_in(*tree_from(*impl_, g, a, false), a, b);
+  auto [devices, links] = route_in(*tree_from(*impl_, g, a, b, false), a, b);
   if (devices.empty())
     throw std::logic_error("no PCIe route between " + device(a).name + " and " + device(b).name +
                            " (validation should have rejected this layout)");
@@ -176,7 +200,7 @@ std::optional<Path> Topology::nvlink_path(DeviceId a, DeviceId b) const {
   LinkKindFilter filter{&impl_->links, &impl_->graph, true};
   boost::filtered_graph<Graph, LinkKindFilter, NvlinkVertexFilter> g(impl_->graph, filter,
                                                                      NvlinkVertexFilter{&impl_->devices});
-  auto [devices, links] = route_in(*tree_from(*impl_, g, a, true), a, b);
+  auto [devices, links] = route_in(*tree_from(*impl_, g, a, b, true), a, b);
   if (devices.empty() || devices.size() > 3) return std::nullopt;
   Path p;
   p.devices = std::move(devices);

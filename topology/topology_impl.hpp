@@ -31,11 +31,14 @@ struct Topology::Impl {
   std::vector<std::string> warnings;
   Graph graph;
 
-  /// Breadth-first trees from the sources asked most recently (paths.cpp): a matrix asks one source for
-  /// every target, a ring each GPU for its neighbours, so a few trees save almost every search, and the
-  /// memory stays bounded (a 32,768-GPU cluster would need gigabytes for a tree per GPU).
+  /// Breadth-first trees (possibly partial) from the sources asked most recently (paths.cpp): a matrix
+  /// asks one source for every target, a ring each GPU for its neighbours, so a few trees save almost
+  /// every search, and the memory stays bounded (a 32,768-GPU cluster would need gigabytes for a tree
+  /// per GPU).
   struct Tree {
     std::vector<std::size_t> pred, pred_edge;  // per device: parent in the tree and the link to it
+    std::size_t discovered = 0;                // devices with a parent (the source not counted)
+    bool complete = false;                     // every reachable device is in it
   };
   struct PathCache {
     std::mutex mutex;
