@@ -15,7 +15,7 @@ namespace rigsim::app {
 namespace {
 
 struct ImportCli {
-  std::string kind, input, output;
+  std::string kind, input, output, matrix;
   topology::ImportHints hints;
 };
 
@@ -29,8 +29,12 @@ topology::LayoutSpec import(const ImportCli& o) {
     if (!o.hints.name.empty()) spec.name = o.hints.name;
     return spec;
   }
-  if (o.kind == "hwloc") return topology::import_hwloc(text, o.input, o.hints);
-  if (o.kind == "lspci") return topology::import_lspci(text, o.input, o.hints);
+  if (o.kind == "hwloc" || o.kind == "lspci") {
+    topology::LayoutSpec tree = o.kind == "hwloc" ? topology::import_hwloc(text, o.input, o.hints)
+                                                  : topology::import_lspci(text, o.input, o.hints);
+    return o.matrix.empty() ? tree : topology::merge_nvidia_smi_topo(std::move(tree), read_input_file(o.matrix), o.matrix);
+  }
+  if (!o.matrix.empty()) throw InputError("", "--topo-matrix", "goes with lspci or hwloc input");
   return topology::import_nvidia_smi_topo(text, o.input, o.hints);
 }
 
@@ -62,6 +66,9 @@ void add_import(CLI::App& app, Action& action) {
   cmd->add_option("--switch", opt->hints.switch_model, "PCIe switch catalog key (default: by PCIe generation)");
   cmd->add_option("--gen", opt->hints.gen, "PCIe generation of the slots (default: the CPU's)")->check(CLI::Range(1, 6));
   cmd->add_option("--name", opt->hints.name, "Layout name (default: the file name)");
+  cmd->add_option("--topo-matrix", opt->matrix,
+                  "lspci / hwloc: `nvidia-smi topo -m` of the same machine, for each GPU's socket and NVLink")
+      ->check(CLI::ExistingFile);
   add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
 }

@@ -40,4 +40,9 @@ LayoutSpec import_hwloc(const std::string& text, const std::string& file, const 
 /// nor sockets: hints.cpu_model is required, and root buses from 0x80 up are taken as socket 1.
 LayoutSpec import_lspci(const std::string& text, const std::string& file, const ImportHints& hints);
 
+/// A PCIe tree from import_lspci or import_hwloc completed with `nvidia-smi topo -m` of the same machine:
+/// each GPU's socket from the NUMA affinity column (lspci shows none) and NVLink / NVSwitch from NV#.
+/// GPU i is the i-th GPU in PCI bus order in both. Throws rigsim::InputError when the GPU counts differ.
+LayoutSpec merge_nvidia_smi_topo(LayoutSpec tree, const std::string& smi_text, const std::string& smi_file);
+
 }  // namespace rigsim::topology

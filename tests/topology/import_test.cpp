@@ -226,6 +226,31 @@ TEST(ImportLspci, MistakesAreNamed) {
   EXPECT_NE(error_of("-[0000:00]-+-03.0-[01\n", ok).find("line 1"), std::string::npos);
 }
 
+TEST(ImportLspci, CompletedByTheTopoMatrix) {
+  // The same machine's matrix: GPU 0 on NUMA 1 (the bus-number guess put it on socket 0), GPUs 1-4 on
+  // NUMA 0, and an NVLink bridge between GPUs 1 and 2.
+  const std::string matrix =
+      "        GPU0    GPU1    GPU2    GPU3    GPU4    CPU Affinity    NUMA Affinity\n"
+      "GPU0     X      SYS     SYS     SYS     SYS     8-15    1\n"
+      "GPU1    SYS      X      NV4     PXB     PXB     0-7     0\n"
+      "GPU2    SYS     NV4      X      PXB     PXB     0-7     0\n"
+      "GPU3    SYS     PXB     PXB      X      PIX     0-7     0\n"
+      "GPU4    SYS     PXB     PXB     PIX      X      0-7     0\n";
+  const LayoutSpec tree = import_lspci(kLspci, "l.txt", {{}, "xeon-e5-v4", "", "", 0, "t"});
+  const LayoutSpec merged = merge_nvidia_smi_topo(tree, matrix, "m.txt");
+  ASSERT_EQ(merged.nvlinks.size(), 1u);
+  EXPECT_EQ(merged.nvlinks[0].links, 4);
+  const Topology t = build_topology(merged);
+  const auto m = smi_matrix(t);
+  EXPECT_EQ(m[1][2], "NV4");
+  EXPECT_EQ(m[3][4], "PIX");  // the PCIe tree is lspci's
+  EXPECT_EQ(t.device(t.socket_of(t.gpus()[0])).numa, 1);
+  EXPECT_EQ(t.device(t.socket_of(t.gpus()[1])).numa, 0);
+  EXPECT_NE(rigsim::testing::input_error_of([&] { (void)merge_nvidia_smi_topo(tree, "  GPU0\nGPU0 X\n", "m.txt"); })
+                .second.find("not the same machine"),
+            std::string::npos);
+}
+
 TEST(LayoutWrite, IsTheInverseOfTheReader) {
   std::size_t files = 0;
   for (const char* dir : {"/scenarios/layouts", "/scenarios/dev-cases/layouts"})
