@@ -144,10 +144,17 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   // caps a channel at the top speed of its table (SM<90: 40, SM90: 60, SM100: 90 GB/s; nccl.md §d.4).
   const double channels =
       std::max<double>(p.channels, std::ceil(bus / (cost.nccl_channel_max_bw_gbs[row] * 1e9)));
-  // LL carries an 8-byte flag with every 8 data bytes: half the bus bandwidth at most.
+  // LL carries an 8-byte flag with every 8 data bytes: half the bus bandwidth on the wire at most
+  // (what the simulation moves).
   const double bw[3] = {
       std::min(cost.nccl_ll_max_bw_gbs[row][col] * 1e9, 0.5 * bus),
       std::min(cost.nccl_ll128_bw_ratio * bus, channels * cost.nccl_ll128_channel_bw_gbs[row] * 1e9), bus};
+  // NCCL decides with LL at a quarter of the bus bandwidth across nodes and for all_reduce / reduce (a
+  // third otherwise): its 8-byte stores and flag polling cost more than the wire (tuning.cc, ring LL
+  // "busBw * 1/4 : 1/3"). Deciding with the wire's half made LL win large messages at scale.
+  const bool quarter = nodes > 1 || p.op == CollectiveOp::AllReduce || p.op == CollectiveOp::Reduce;
+  const double decide[3] = {std::min(cost.nccl_ll_max_bw_gbs[row][col] * 1e9, bus * (quarter ? 0.25 : 1.0 / 3.0)),
+                            bw[1], bw[2]};
   const double share =
       chain ? 1.0 : static_cast<double>(ring_work(p.op, n, p.size).first) / static_cast<double>(n);
   double best = std::numeric_limits<double>::infinity();
@@ -156,8 +163,8 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
     const auto lat = detail::protocol_step_latencies(cost, proto, p.connections, nvl);
     const Seconds base = detail::protocol_base(cost, proto);
     c.latency[i] = chain ? chain_latency(base, n, nodes, lat) : ring_latency(base, p.op, n, nodes, lat);
-    c.bus_bw[i] = {bw[i]};
-    c.time[i] = {c.latency[i].value + p.size.value * share / bw[i]};
+    c.bus_bw[i] = {decide[i]};
+    c.time[i] = {c.latency[i].value + p.size.value * share / decide[i]};
     c.wire_factor[i] = bus / bw[i];
     if (c.enabled[i] && c.time[i].value < best) {
       best = c.time[i].value;

@@ -93,7 +93,7 @@ struct ProtocolChoice {
   Protocol chosen = Protocol::Simple;
   bool enabled[3] = {true, false, true};  // indexed by Protocol; LL128 only on NVLink (typeIntra <= NVB)
   Seconds latency[3];                     // NCCL's latency term per protocol
-  BytesPerSecond bus_bw[3];               // bus bandwidth per protocol (Simple: channels x hop rate)
+  BytesPerSecond bus_bw[3];               // bus bandwidth NCCL decides with (Simple: channels x hop rate)
   Seconds time[3];                        // latency + size x (steps / ranks) / bus_bw
   double wire_factor[3] = {1, 1, 1};      // bytes on the wire per byte of data in the simulation
 };
