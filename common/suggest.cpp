@@ -36,6 +36,16 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 }
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  // A key that a longer one starts with names the same part more precisely ("rtx-3060" for
+  // "rtx-3060-12gb"): those first, before spelling.
+  std::vector<std::string> longer;
+  for (const auto& c : candidates)
+    if (c.size() > word.size() && !word.empty() && c.compare(0, word.size(), word) == 0) longer.push_back(c);
+  if (!longer.empty() && longer.size() <= 4) {
+    std::string list;
+    for (const auto& c : longer) list += (list.empty() ? "\"" : ", \"") + c + "\"";
+    return " (did you mean " + (longer.size() == 1 ? list : "one of " + list) + "?)";
+  }
   const std::string best = closest_match(word, candidates);
   return best.empty() ? std::string() : " (did you mean \"" + best + "\"?)";
 }

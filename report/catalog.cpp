@@ -2,6 +2,9 @@
 // table (the values without their sources).
 #include "report/catalog.hpp"
 
+#include "common/input.hpp"
+#include "common/suggest.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -150,6 +153,34 @@ std::string catalog_text(const std::string& kind) {
   line([&](std::size_t c) { return columns[c]; });
   for (const auto& r : rows) line([&](std::size_t c) { return cell(r.at(columns[c])); });
   out << "\n`rigsim catalog " << kind << " --json` gives every value with its source.\n";
+  return out.str();
+}
+
+nlohmann::json catalog_entry(const std::string& key) {
+  for (const std::string& kind : catalog_kinds())
+    for (const auto& e : catalog_json(kind))
+      if (e.at("key") == key) {
+        json out = e;
+        out["kind"] = kind;
+        return out;
+      }
+  return nullptr;
+}
+
+std::string catalog_show(const std::string& key) {
+  const json e = catalog_entry(key);
+  if (e.is_null()) {
+    std::vector<std::string> keys;
+    for (const std::string& kind : catalog_kinds())
+      for (const auto& x : catalog_json(kind)) keys.push_back(x.at("key").get<std::string>());
+    throw InputError("", "catalog show", "no part \"" + key + "\" in the catalog" + did_you_mean(key, keys));
+  }
+  std::ostringstream out;
+  out << e.at("key").get<std::string>() << " (" << e.at("kind").get<std::string>() << "): " << e.at("name").get<std::string>()
+      << "\n";
+  for (const auto& [k, v] : e.items())
+    if (k != "key" && k != "name" && k != "kind" && k != "source") out << "  " << k << ": " << cell(v) << "\n";
+  out << "Source: " << e.at("source").get<std::string>() << "\n";
   return out.str();
 }
 

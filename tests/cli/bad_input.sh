@@ -94,5 +94,10 @@ printf '        GPU0    GPU1\nGPU0     X      PIX\nGPU1    PIX      X\n' >"$tmp/
 expect_error "--gpu" import nvidia-smi-topo "$tmp/matrix.txt" --cpu epyc-7002 -o "$tmp/never.json"
 [ -e "$tmp/never.json" ] && { echo "FAIL: import left an output file"; failed=$((failed + 1)); }
 
+expect_error 'did you mean "rtx-3060-12gb"' catalog show rtx-3060
+expect_error "expected a part's key" catalog show
+out=$(timeout 60 "$rigsim" catalog show rtx-4090 2>&1)
+if grep -q "^Source: " <<<"$out" && grep -q "memory_bw_gbs: 1008" <<<"$out"; then passed=$((passed + 1)); else
+  echo "FAIL: catalog show rtx-4090 lacks its values or source"; failed=$((failed + 1)); fi
 echo "bad input: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -67,6 +67,12 @@ TEST(Input, MissingFileIsAnInputError) {
 TEST(Suggest, ClosestMatchFindsTyposButNotStrangers) {
   EXPECT_EQ(closest_match("rtx-3900", {"rtx-3090", "rtx-4090", "a100-sxm4-80gb"}), "rtx-3090");
   EXPECT_EQ(closest_match("banana", {"rtx-3090", "rtx-4090"}), "");
+  // A key that longer keys start with is suggested by meaning before spelling ("rtx-3060" is the 12 GB
+  // card, not the nearer-spelt rtx-3090).
+  EXPECT_EQ(did_you_mean("rtx-3060", {"rtx-3090", "rtx-3060-12gb"}), " (did you mean \"rtx-3060-12gb\"?)");
+  EXPECT_EQ(did_you_mean("a100-sxm4", {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5"}),
+            " (did you mean one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\"?)");
+  EXPECT_EQ(did_you_mean("rtx-3900", {"rtx-3090", "rtx-4090"}), " (did you mean \"rtx-3090\"?)");
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
 }
 
