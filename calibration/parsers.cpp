@@ -235,8 +235,9 @@ ParseResult parse_p2p_bandwidth_latency(const std::string& text, const std::stri
   ParseResult out;
   Measurements& m = out.measurements;
   m.file = file;
-  // outputBandwidthMatrix copies numElems = 10000000 ints (cuda-samples p2pBandwidthLatencyTest.cu).
-  constexpr std::uint64_t kBytes = 10000000ull * 4;
+  // outputBandwidthMatrix copies numElems ints: 40,000,000 in current cuda-samples (160 MB,
+  // p2pBandwidthLatencyTest.cu, `--numElems` to change it); releases before that used 10,000,000.
+  constexpr std::uint64_t kBytes = 40000000ull * 4;
   static const std::regex device(R"(Device:\s*(\d+),\s*(.*?),\s*pciBusID:\s*([0-9a-fA-F]+),\s*pciDeviceID:\s*([0-9a-fA-F]+),\s*pciDomainID:\s*([0-9a-fA-F]+)\s*)");
   for (std::size_t i = 0; i < l.text.size(); ++i) {
     std::smatch d;
@@ -375,8 +376,9 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
   ParseResult out;
   Measurements& m = out.measurements;
   m.file = file;
-  // nvbandwidth's default --bufferSize is 512 MiB (its README's option list).
-  std::uint64_t bytes = 512ull << 20;
+  // nvbandwidth's default --bufferSize: 64 MiB up to v0.6, 512 MiB from v0.7 (common.h
+  // defaultBufferSize); a stated buffer size wins.
+  std::uint64_t bytes = 0;
   static const std::regex version(R"(nvbandwidth Version:\s*(\S+))");
   static const std::regex device(R"(Device\s+(\d+):\s*(.*\S)\s*)");
   static const std::regex driver(R"(Driver Version:\s*(\S+))");
@@ -387,7 +389,12 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
   for (std::size_t i = 0; i < l.text.size(); ++i) {
     const std::string& line = l.text[i];
     std::smatch g;
-    if (std::regex_search(line, g, version)) tool_version = g[1];
+    if (std::regex_search(line, g, version)) {
+      tool_version = g[1];
+      int major = 0, minor = 0;
+      if (bytes == 0 && std::sscanf(tool_version.c_str(), "v%d.%d", &major, &minor) == 2)
+        bytes = (major == 0 && minor <= 6 ? 64ull : 512ull) << 20;
+    }
     if (std::regex_match(line, g, device)) {
       const int d = std::stoi(g[1]);
       ensure_gpu(m.rig, d);
@@ -401,6 +408,10 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
     if (std::regex_search(line, g, buffer) && line.find("Running") == std::string::npos)
       bytes = std::stoull(g[1]) << (g[2] == "bytes" ? 0 : 20);
     if (!std::regex_match(line, g, running)) continue;
+    if (bytes == 0) {
+      bytes = 512ull << 20;
+      out.notes.push_back("no nvbandwidth version line: buffers taken as 512 MiB (the default from v0.7)");
+    }
     const std::string test = g[1];
     const bool h2d = test == "host_to_device_memcpy_ce", d2h = test == "device_to_host_memcpy_ce";
     const bool d2d = test == "device_to_device_memcpy_read_ce" || test == "device_to_device_memcpy_write_ce";
@@ -415,8 +426,9 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
     std::size_t at = i + 1;
     if (at >= l.text.size() || l.text[at].find("bandwidth") == std::string::npos)
       l.fail(at, "expected the \"memcpy CE ... bandwidth (GB/s)\" title after \"Running " + test + ".\"");
-    const std::string title = l.text[at];
-    const bool reversed = title.find("<-") != std::string::npos;
+    // The data flows column -> row in the read tests and row -> column in the write tests, whatever
+    // the titles' arrows show (nvbandwidth testcases_ce.cpp, v0.4 and v0.8).
+    const bool reversed = test == "device_to_device_memcpy_read_ce";
     ++at;
     if (at >= l.text.size()) l.fail(at - 1, "the " + test + " matrix has no header");
     const std::size_t cols = tokens(l.text[at]).size();

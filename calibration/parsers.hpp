@@ -29,7 +29,7 @@ ParseResult parse_nccl_tests(const std::string& text, const std::string& file, c
 
 /// cuda-samples p2pBandwidthLatencyTest: the four bandwidth matrices as peer_copy series (their
 /// diagonals as device_copy series) and the two GPU latency matrices as latency series. Copies are
-/// 10,000,000 ints = 40,000,000 bytes, as the sample's outputBandwidthMatrix allocates.
+/// 40,000,000 ints = 160,000,000 bytes, as current cuda-samples' outputBandwidthMatrix allocates.
 ParseResult parse_p2p_bandwidth_latency(const std::string& text, const std::string& file);
 
 /// cuda-samples bandwidthTest: Host to Device, Device to Host (pinned only; pageable tables are noted
@@ -38,7 +38,8 @@ ParseResult parse_bandwidth_test(const std::string& text, const std::string& fil
 
 /// nvbandwidth: host_to_device / device_to_host copy-engine tests as host_copy series, the
 /// device_to_device read/write copy-engine tests as peer_copy series; every other test is named in
-/// the notes. Buffers are 512 MiB (nvbandwidth's default bufferSize) unless the output says otherwise.
+/// the notes. Buffers are nvbandwidth's default for the printed version (64 MiB to v0.6, 512 MiB from
+/// v0.7) unless the output says otherwise. Read tests copy column -> row, write tests row -> column.
 ParseResult parse_nvbandwidth(const std::string& text, const std::string& file);
 
 /// Reads `path`: a rigsim-measurements/1 JSON document, or the output of one of the tools above

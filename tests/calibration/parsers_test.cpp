@@ -77,7 +77,7 @@ TEST(ParseP2p, AllMatricesOfTheSample) {
   ASSERT_EQ(uni_off.points.size(), 2u);
   EXPECT_DOUBLE_EQ(uni_off.points[0].gbps, 5.71);
   EXPECT_DOUBLE_EQ(uni_off.points[1].gbps, 5.70);
-  EXPECT_EQ(uni_off.points[0].bytes, 40000000u);
+  EXPECT_EQ(uni_off.points[0].bytes, 160000000u);
   const Series& diag = only(r, calibration::Test::DeviceCopy);
   EXPECT_DOUBLE_EQ(diag.points[1].gbps, 543.05);
   const Series& bi_on = only(r, calibration::Test::PeerCopy, 3);
@@ -111,13 +111,15 @@ TEST(ParseNvbandwidth, CopyEngineTestsAndNotesForTheRest) {
   const ParseResult r = load_any(capture("p2p/llmaction-8xh800-nvbandwidth-v0.2-all.txt"));
   EXPECT_EQ(r.measurements.series.size(), 4u);
   EXPECT_DOUBLE_EQ(only(r, calibration::Test::HostCopy, 0).points[0].gbps, 55.28);
-  EXPECT_EQ(only(r, calibration::Test::HostCopy, 0).points[0].bytes, 512u << 20);
+  EXPECT_EQ(only(r, calibration::Test::HostCopy, 0).points[0].bytes, 64u << 20);  // v0.2: 64 MiB buffers
   const Series& read = only(r, calibration::Test::PeerCopy, 0);
   EXPECT_EQ(read.points.size(), 56u);  // 8 x 7, N/A diagonal skipped
   const Series& write = only(r, calibration::Test::PeerCopy, 1);
-  // "GPU(row) <- GPU(column)": the first value of row 0 is the copy from GPU 1 to GPU 0.
-  EXPECT_EQ(write.points[0].src, 1);
-  EXPECT_EQ(write.points[0].dst, 0);
+  // Write tests copy row -> column (the title's arrow shows the other way): row 0's first value is 0 -> 1.
+  EXPECT_EQ(write.points[0].src, 0);
+  EXPECT_EQ(write.points[0].dst, 1);
+  EXPECT_EQ(read.points[0].src, 1);  // read tests: column -> row
+  EXPECT_EQ(read.points[0].dst, 0);
   EXPECT_DOUBLE_EQ(write.points[0].gbps, 176.08);
   EXPECT_EQ(r.measurements.rig.driver, "525.105.17");
   EXPECT_EQ(r.measurements.series[0].tool_version, "v0.2");
