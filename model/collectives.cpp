@@ -427,7 +427,8 @@ void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cos
 }
 
 /// NCCL's choice between ring and tree for all_reduce (tuning.cc time model, nccl.md §d.5), with the
-/// slowest hop's wire rate B as the bus bandwidth of both: ring 2(n-1)/n·S/B, tree S/(0.5·0.92·B).
+/// same bus bandwidth B (channels x the slowest hop) for both: ring 2(n-1)/n·S/B per protocol, tree
+/// S/(0.5·0.92·B).
 Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::CostModel& cost,
                             const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes,
                             bool nvl) {
@@ -441,20 +442,16 @@ Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::C
                                         cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)]);
     return nvls < ring ? Algorithm::Nvls : Algorithm::Ring;
   }
-  double bw = std::numeric_limits<double>::infinity();
-  for (const Connection& h : p.connections) bw = std::min(bw, h.rate.value);
-  const auto n = static_cast<double>(p.ranks.size());
+  // NCCL gives ring and tree the same bus bandwidth (channels x the slowest hop's rate) and compares
+  // every (algorithm, protocol) pair; the tree runs Simple only in rigsim. Comparing a tree on one
+  // hop's rate with a ring on all its channels made the ring win large messages at scale.
   const auto lat = detail::step_latencies(cost, p.connections, nvl);
-  const double ring =
-      ring_latency(cost, p.op, p.ranks.size(), nodes, lat).value + 2 * (n - 1) / n * p.size.value / bw;
+  const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
+  const double bus = rp.bus_bw[proto_index(Protocol::Simple)].value;
   const double tree =
       detail::tree_latency(cost, p.ranks.size(), nodes, lat).value +
-      p.size.value / (0.5 * cost.nccl_tree_bw_ratio * bw);  // a tree all_reduce moves the data twice
-  // The ring may also run LL / LL128 (the tree runs Simple only in rigsim): NCCL compares every
-  // (algorithm, protocol) pair.
-  const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
-  const double ring_fast = rp.chosen == Protocol::Simple ? ring : rp.time[proto_index(rp.chosen)].value;
-  return tree < ring && tree < ring_fast ? Algorithm::Tree : Algorithm::Ring;
+      p.size.value / (0.5 * cost.nccl_tree_bw_ratio * bus);  // a tree all_reduce moves the data twice
+  return tree < rp.time[proto_index(rp.chosen)].value ? Algorithm::Tree : Algorithm::Ring;
 }
 
 Algorithm pick_algorithm(const topology::Topology& topo, const calibration::CostModel& cost,

@@ -3,6 +3,7 @@
 // stated in the failure message.
 #include "engine/executor.hpp"
 #include "report/bench.hpp"
+#include "topology/read_layout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -343,6 +344,19 @@ TEST(BenchProtocols, LlIsDecidedAtAQuarterOfTheBus) {
   }
   // So LL loses large messages: at 64 MiB the time model picks Simple.
   EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, topo.gpus(), Bytes{64.0 * 1024 * 1024}).protocol, Protocol::Simple);
+}
+
+/// NCCL compares ring and tree on the same bus bandwidth (channels x the slowest hop). At 512 DGX-1
+/// nodes (4,096 GPUs) the tree's latency advantage (a few hundred microseconds against a ring of 8,190
+/// steps) outweighs its 8 % bandwidth handicap at every nccl-tests size up to 1 GiB; comparing a tree
+/// on one hop with a ring on all its channels used to switch to the ring at 128 MiB and drop busbw.
+TEST(BenchProtocols, TreeStaysChosenForLargeMessagesAtScale) {
+  const std::string path = std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/dgx1-v100.json";
+  const Platform p(topology::read_layout(path, 512), calibration::default_cost_model());
+  for (double S : {64.0 * 1024 * 1024, 128.0 * 1024 * 1024, 1024.0 * 1024 * 1024}) {
+    const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{S});
+    EXPECT_EQ(plan.algorithm, Algorithm::Tree) << "size " << S;
+  }
 }
 
 /// Simulated: at each size the chosen protocol is not slower than the others by more than the model's
