@@ -38,9 +38,13 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   // A key that a longer one starts with names the same part more precisely ("rtx-3060" for
   // "rtx-3060-12gb"): those first, before spelling.
+  // Of those, the ones that add the least ("llama-2-7" -> "llama-2-7b", not "llama-2-70b").
   std::vector<std::string> longer;
+  std::size_t shortest = std::string::npos;
   for (const auto& c : candidates)
-    if (c.size() > word.size() && !word.empty() && c.compare(0, word.size(), word) == 0) longer.push_back(c);
+    if (c.size() > word.size() && !word.empty() && c.compare(0, word.size(), word) == 0) shortest = std::min(shortest, c.size());
+  for (const auto& c : candidates)
+    if (c.size() == shortest && c.compare(0, word.size(), word) == 0) longer.push_back(c);
   if (!longer.empty() && longer.size() <= 4) {
     std::string list;
     for (const auto& c : longer) list += (list.empty() ? "\"" : ", \"") + c + "\"";

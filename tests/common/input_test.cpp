@@ -73,6 +73,7 @@ TEST(Suggest, ClosestMatchFindsTyposButNotStrangers) {
   EXPECT_EQ(did_you_mean("a100-sxm4", {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5"}),
             " (did you mean one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\"?)");
   EXPECT_EQ(did_you_mean("rtx-3900", {"rtx-3090", "rtx-4090"}), " (did you mean \"rtx-3090\"?)");
+  EXPECT_EQ(did_you_mean("llama-2-7", {"llama-2-70b", "llama-2-7b"}), " (did you mean \"llama-2-7b\"?)");
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
 }
 
