@@ -75,9 +75,12 @@ std::optional<int> parse_options(int argc, const char* const* argv, ProbeOptions
   app.add_option("--cpu", o.cpu_model, "Catalog key of the CPU for the sketch when its name matches none");
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e, out, err);
-    return code == 0 ? 0 : kExitUsage;
+    err << e.what() << "\nRun with --help for more information.\n";
+    return kExitUsage;
   }
   o.only = std::set<std::string>(only.begin(), only.end());
   if (o.layout_output.empty()) o.layout_output = next_to(o.output, "-layout.json");
