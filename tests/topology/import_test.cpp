@@ -4,6 +4,7 @@
 // per file). Also: layout_to_json is the inverse of parse_layout on every catalog layout.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -36,10 +37,17 @@ std::vector<std::vector<std::string>> captured_matrix(const std::string& text) {
     if (t.empty()) continue;
     if (t.front() == "Legend:") break;
     if (t.front() == "GPU0" && n == 0) {
-      for (const std::string& x : t) n += x.rfind("GPU", 0) == 0 || x.rfind("NIC", 0) == 0;
+      // Device columns only: "GPU0", "NIC3" - not the "GPU" of the trailing "GPU NUMA ID" heading.
+      const auto device = [](const std::string& x) {
+        return (x.rfind("GPU", 0) == 0 || x.rfind("NIC", 0) == 0) && x.size() > 3 &&
+               std::isdigit(static_cast<unsigned char>(x[3]));
+      };
+      for (const std::string& x : t) n += device(x);
       continue;
     }
-    if (n > 0) rows.emplace_back(t.begin() + 1, t.begin() + 1 + static_cast<long>(n));
+    if (n == 0) continue;
+    EXPECT_GE(t.size(), n + 1) << "short matrix row: " << line;
+    if (t.size() >= n + 1) rows.emplace_back(t.begin() + 1, t.begin() + 1 + static_cast<long>(n));
   }
   return rows;
 }
