@@ -3,6 +3,7 @@
 // dependencies are done.
 #include "engine/sg_session.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,21 +30,29 @@ using Endpoints = std::pair<sg4::Host*, sg4::Host*>;
 /// (a flow alone takes latency + bytes / bandwidth, with factors 1); cross-traffic is off because
 /// split-duplex links already give each direction its own capacity; TCP-gamma 0 disables the bound.
 /// Efficiencies live in the CostModel instead. See docs/DECISIONS.md.
+constexpr std::size_t kStackKiB = 64;
+
 sg4::Engine* make_engine() {
   static std::string args[] = {"rigsim-sim",
                                "--log=root.thres:critical",
                                "--cfg=network/model:CM02",
                                "--cfg=network/crosstraffic:0",
                                "--cfg=network/TCP-gamma:0",
-                               "--cfg=contexts/stack-size:256",  // KiB per actor: workers are shallow
                                // No guard page: it splits each stack into two memory mappings, and the
                                // kernel's per-process limit (vm.max_map_count, 65530 by default) then
                                // stops a run at ~32,000 transfers in flight (issue 12).
                                "--cfg=contexts/guard-size:0",
 #if defined(__SANITIZE_ADDRESS__)
                                // AddressSanitizer cannot follow SimGrid's own stack switching (raw and
-                               // ucontext factories): under ASan every actor is a system thread.
-                               "--cfg=contexts/factory:thread"
+                               // ucontext factories): under ASan every actor is a system thread, whose
+                               // frames ASan's redzones make several times larger.
+                               "--cfg=contexts/factory:thread", "--cfg=contexts/stack-size:256"
+#else
+                               // KiB per actor. A worker's deepest call is a put and its wait, a few KiB;
+                               // a 64 KiB stack is also below malloc's mmap threshold (128 KiB), so the
+                               // stacks come from the heap instead of one memory mapping each, and the
+                               // limit on actors is memory (Runner::max_actors), not vm.max_map_count.
+                               "--cfg=contexts/stack-size:" + std::to_string(kStackKiB)
 #endif
   };
   static std::vector<char*> argv;
@@ -134,6 +143,14 @@ std::vector<Endpoints> ZoneBuilder::build(const std::vector<RoutePlan>& routes, 
 /// idle pool. Every completion costs O(1): a single actor waiting on all flows with Comm::wait_any
 /// re-registers with every flow in flight at each wake-up, which was quadratic (5 s for 4096
 /// simultaneous flows); a fresh actor per transfer costs a stack allocation each (2x slower than a pool).
+///
+/// The bytes go through a mailbox, not Comm::sendto: SimGrid 3.32 makes every host-to-host Comm a
+/// detached one and keeps it in maestro's std::list of activities, which it scans end to end
+/// (list::remove) each time one finishes - O(flows in flight) per completion, 64 % of a 8,192-GPU run.
+/// A mailbox Comm stays on its sender's own short list. The mailbox has a permanent receiver (the
+/// "sink" actor), so a put starts at once without waiting for a matching get; a flow runs from its
+/// sender's host to its receiver's host as they are when it starts, so the worker moves to the source
+/// and the sink to the destination just before each put. The sink only takes the finished Comms off the mailbox.
 class Runner {
  public:
   Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where);
@@ -157,7 +174,7 @@ class Runner {
 
   const SimPlan& plan_;
   std::vector<Endpoints> ends_;
-  sg4::Host* where_;  // where the actors run (irrelevant to the flows: sendto is host to host)
+  sg4::Host* where_;  // where the actors start (each worker moves to its flow's source before a put)
   std::vector<TransferTiming> timings_;
   std::vector<std::size_t> missing_;  // dependencies not finished yet
   std::vector<double> deps_done_;     // latest finish among finished dependencies
@@ -166,25 +183,43 @@ class Runner {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<Worker*> idle_;
   sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
+  sg4::Mailbox* flows_ = sg4::Mailbox::by_name("rigsim/flows");
+  sg4::ActorPtr sink_;
+  sg4::MutexPtr sink_lock_ = sg4::Mutex::create();
+  sg4::SemaphorePtr drained_ = sg4::Semaphore::create(0);  // finished puts the sink has not taken yet
+  int payload_ = 0;  // a put needs a non-null payload; nothing reads it
   std::size_t max_workers_ = max_actors();
   std::size_t refused_at_ = 0;
 
-  /// Each worker actor's stack is one memory mapping; the kernel allows vm.max_map_count of them per
-  /// process (libraries and the heap take some): past that SimGrid aborts ("exceeding the amount of
-  /// mappings allowed per process"), so rigsim stops first and says why.
+  /// How many worker actors this process can hold. Each costs its stack and SimGrid's context (about
+  /// kStackKiB + 4 KiB): rigsim stops with a message (simulate's error) before they take more than half of
+  /// the memory the system has available, instead of being killed by the kernel. Under ASan each actor is
+  /// a thread, whose stack is a memory mapping: there vm.max_map_count is the limit (SimGrid aborts
+  /// past it: "exceeding the amount of mappings allowed per process").
   static std::size_t max_actors() {
-    // RIGSIM_MAX_ACTORS lowers the limit (tests, and machines that share the mapping budget).
+    // RIGSIM_MAX_ACTORS lowers the limit (tests, and machines that share their memory).
     if (const char* env = std::getenv("RIGSIM_MAX_ACTORS")) {
       const long v = std::strtol(env, nullptr, 10);
       if (v > 0) return static_cast<std::size_t>(v);
     }
+#if defined(__SANITIZE_ADDRESS__)
     std::size_t limit = 65530;
     if (FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
       unsigned long v = 0;
       if (std::fscanf(f, "%lu", &v) == 1) limit = v;
       std::fclose(f);
     }
-    return limit > 4096 ? limit - 4096 : limit / 2;
+    return limit > 4096 ? (limit - 4096) / 2 : limit / 4;
+#else
+    unsigned long available_kib = 4ul << 20;  // 4 GiB when /proc/meminfo cannot be read
+    if (FILE* f = std::fopen("/proc/meminfo", "r")) {
+      char line[256];
+      while (std::fgets(line, sizeof line, f) != nullptr)
+        if (std::sscanf(line, "MemAvailable: %lu kB", &available_kib) == 1) break;
+      std::fclose(f);
+    }
+    return std::max<std::size_t>(1024, available_kib / 2 / (kStackKiB + 4));
+#endif
   }
 };
 
@@ -218,6 +253,16 @@ std::string Runner::stuck() const {
 }
 
 void Runner::start() {
+  sink_ = sg4::Actor::create("sink", where_, [this] {
+    // A get only for a put known to have finished: with the done queue never empty, a get never posts a
+    // receive that a later put would match (a matched receive keeps the host the sink had then).
+    for (;;) {
+      drained_->acquire();
+      flows_->get<int>();
+    }
+  });
+  sink_->daemonize();
+  flows_->set_receiver(sink_);
   // The one non-daemon actor: the simulation ends when it returns, which kills the idle workers.
   sg4::Actor::create("main", where_, [this] {
     // The roots are collected first: releasing a worker may let it run, and a zero-time task finishing
@@ -273,9 +318,17 @@ void Runner::transfer(std::size_t i) {
   const double begin = timings_[i].start.value + r.latency.value - setup;
   sg4::this_actor::sleep_until(begin);
   const Transfer& t = (*plan_.transfers)[i];
-  if (t.bytes.value > 0 && ends_[k].first != nullptr)
-    sg4::Comm::sendto(ends_[k].first, ends_[k].second,
-                      static_cast<std::uint64_t>(std::llround(t.bytes.value)));
+  if (t.bytes.value > 0 && ends_[k].first != nullptr) {
+    sg4::this_actor::set_host(ends_[k].first);
+    // Another worker may move the sink between this worker's two simcalls: the move and the start of
+    // the put happen under one lock.
+    sink_lock_->lock();
+    sink_->set_host(ends_[k].second);
+    sg4::CommPtr flow = flows_->put_async(&payload_, static_cast<std::uint64_t>(std::llround(t.bytes.value)));
+    sink_lock_->unlock();
+    flow->wait();
+    drained_->release();
+  }
   if (t.duration.value > 0) sg4::this_actor::sleep_until(begin + t.duration.value);  // a compute task
   finish(i, std::max(begin + t.duration.value, sg4::Engine::get_clock()));
 }
@@ -302,9 +355,10 @@ std::vector<TransferTiming> simulate(const SimPlan& plan) {
   if (runner.refused_at() > 0)
     throw InputError("", "",
                      "this simulation needs more than " + std::to_string(runner.refused_at() - 1) +
-                         " transfers in flight at once; each runs on a SimGrid actor, and this system allows "
-                         "about that many per process (vm.max_map_count). Simulate fewer GPUs or nodes, or raise "
-                         "vm.max_map_count (sysctl -w vm.max_map_count=1048576)");
+                         " transfers in flight at once; each runs on a SimGrid actor (a " +
+                         std::to_string(kStackKiB) +
+                         " KiB stack), and more would take over half of this system's available memory. "
+                         "Simulate fewer GPUs or nodes, or free memory");
   if (!runner.complete())
     throw std::logic_error("the simulation ended before every transfer finished: " + runner.stuck());
   return std::move(runner.timings());
