@@ -147,10 +147,11 @@ std::vector<Endpoints> ZoneBuilder::build(const std::vector<RoutePlan>& routes, 
 /// The bytes go through a mailbox, not Comm::sendto: SimGrid 3.32 makes every host-to-host Comm a
 /// detached one and keeps it in maestro's std::list of activities, which it scans end to end
 /// (list::remove) each time one finishes - O(flows in flight) per completion, 64 % of a 8,192-GPU run.
-/// A mailbox Comm stays on its sender's own short list. The mailbox has a permanent receiver (the
-/// "sink" actor), so a put starts at once without waiting for a matching get; a flow runs from its
+/// A mailbox Comm stays on its sender's own short list. Each worker has its own mailbox (a mailbox's
+/// queue is a circular buffer whose erase shifts every Comm behind it), whose permanent receiver is the
+/// one "sink" actor, so a put starts at once without waiting for a matching get; a flow runs from its
 /// sender's host to its receiver's host as they are when it starts, so the worker moves to the source
-/// and the sink to the destination just before each put. The sink only takes the finished Comms off the mailbox.
+/// and the sink to the destination just before each put, then takes its finished Comm off its mailbox.
 class Runner {
  public:
   Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where);
@@ -166,10 +167,11 @@ class Runner {
   struct Worker {
     sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
     std::size_t job = 0;
+    sg4::Mailbox* flows = nullptr;  // this worker's own: its finished Comm is the only one in it
   };
   void ready(std::size_t i, double deps_done);
   void work(Worker* w);
-  void transfer(std::size_t i);
+  void transfer(Worker* w);
   void finish(std::size_t i, double now);
 
   const SimPlan& plan_;
@@ -183,10 +185,8 @@ class Runner {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<Worker*> idle_;
   sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
-  sg4::Mailbox* flows_ = sg4::Mailbox::by_name("rigsim/flows");
   sg4::ActorPtr sink_;
   sg4::MutexPtr sink_lock_ = sg4::Mutex::create();
-  sg4::SemaphorePtr drained_ = sg4::Semaphore::create(0);  // finished puts the sink has not taken yet
   int payload_ = 0;  // a put needs a non-null payload; nothing reads it
   std::size_t max_workers_ = max_actors();
   std::size_t refused_at_ = 0;
@@ -253,16 +253,9 @@ std::string Runner::stuck() const {
 }
 
 void Runner::start() {
-  sink_ = sg4::Actor::create("sink", where_, [this] {
-    // A get only for a put known to have finished: with the done queue never empty, a get never posts a
-    // receive that a later put would match (a matched receive keeps the host the sink had then).
-    for (;;) {
-      drained_->acquire();
-      flows_->get<int>();
-    }
-  });
+  // The sink never runs: it only gives each flow its destination host.
+  sink_ = sg4::Actor::create("sink", where_, [] { sg4::Semaphore::create(0)->acquire(); });
   sink_->daemonize();
-  flows_->set_receiver(sink_);
   // The one non-daemon actor: the simulation ends when it returns, which kills the idle workers.
   sg4::Actor::create("main", where_, [this] {
     // The roots are collected first: releasing a worker may let it run, and a zero-time task finishing
@@ -294,18 +287,21 @@ void Runner::ready(std::size_t i, double deps_done) {
   workers_.push_back(std::make_unique<Worker>());
   Worker* w = workers_.back().get();
   w->job = i;
+  w->flows = sg4::Mailbox::by_name("rigsim/flows/" + std::to_string(workers_.size()));
+  w->flows->set_receiver(sink_);
   sg4::Actor::create("worker", where_, [this, w] { work(w); })->daemonize();
 }
 
 void Runner::work(Worker* w) {
   for (;;) {
-    transfer(w->job);
+    transfer(w);
     idle_.push_back(w);
     w->wake->acquire();
   }
 }
 
-void Runner::transfer(std::size_t i) {
+void Runner::transfer(Worker* w) {
+  const std::size_t i = w->job;
   const std::size_t k = plan_.route_of[i];
   const Route& r = plan_.routes[k].route;
   // The whole route latency (transport setup + links) is waited here and SimGrid's links have none:
@@ -324,10 +320,12 @@ void Runner::transfer(std::size_t i) {
     // the put happen under one lock.
     sink_lock_->lock();
     sink_->set_host(ends_[k].second);
-    sg4::CommPtr flow = flows_->put_async(&payload_, static_cast<std::uint64_t>(std::llround(t.bytes.value)));
+    sg4::CommPtr flow = w->flows->put_async(&payload_, static_cast<std::uint64_t>(std::llround(t.bytes.value)));
     sink_lock_->unlock();
     flow->wait();
-    drained_->release();
+    // Take the finished Comm off the mailbox (a get on an empty mailbox would post a receive that a later
+    // put matches, with the host the sink had then).
+    w->flows->get<int>();
   }
   if (t.duration.value > 0) sg4::this_actor::sleep_until(begin + t.duration.value);  // a compute task
   finish(i, std::max(begin + t.duration.value, sg4::Engine::get_clock()));

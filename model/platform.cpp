@@ -323,8 +323,8 @@ std::vector<DeviceId> closest_nics(const topology::Topology& topo, DeviceId d) {
   std::vector<DeviceId> best;
   std::size_t best_links = 0;
   double best_bw = 0;
-  for (DeviceId n : topo.nics()) {
-    if (topo.device(n).node != topo.device(d).node) continue;
+  for (DeviceId n : topo.node_devices(topo.device(d).node)) {
+    if (topo.device(n).kind != DeviceKind::Nic) continue;
     const topology::Path p = topo.pcie_path(d, n);
     const std::size_t links = p.links.size();
     const double bw = p.bottleneck.value;
@@ -339,17 +339,22 @@ std::vector<DeviceId> closest_nics(const topology::Topology& topo, DeviceId d) {
   return best;
 }
 
-}  // namespace
-
-std::optional<DeviceId> nearest_nic(const topology::Topology& topo, DeviceId device) {
-  if (topo.device(device).kind == DeviceKind::Nic) return device;
+std::optional<DeviceId> compute_nearest_nic(const topology::Topology& topo, DeviceId device) {
   const std::vector<DeviceId> mine = closest_nics(topo, device);
   if (mine.empty()) return std::nullopt;
   if (mine.size() == 1 || topo.device(device).kind != DeviceKind::Gpu) return mine.front();
   std::size_t k = 0;  // GPUs of this server with a smaller id and the same closest set
-  for (DeviceId g : topo.gpus())
-    if (g < device && topo.device(g).node == topo.device(device).node && closest_nics(topo, g) == mine) ++k;
+  for (DeviceId g : topo.node_devices(topo.device(device).node))
+    if (g < device && topo.device(g).kind == DeviceKind::Gpu && closest_nics(topo, g) == mine) ++k;
   return mine[k % mine.size()];
+}
+
+}  // namespace
+
+std::optional<DeviceId> nearest_nic(const topology::Topology& topo, DeviceId device) {
+  if (topo.device(device).kind == DeviceKind::Nic) return device;
+  // Asked for every rank at every protocol decision: computed once per device.
+  return topo.memo("nearest_nic", device, [&](DeviceId d) { return compute_nearest_nic(topo, d); });
 }
 
 std::vector<topology::Path> net_paths(const topology::Topology& topo, DeviceId src, DeviceId dst) {

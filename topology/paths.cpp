@@ -3,6 +3,7 @@
 // nvidia-smi's vocabularies (reference nccl.md §d.1).
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
+#include <boost/pending/queue.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/visitors.hpp>
 #include <limits>
@@ -41,14 +42,31 @@ struct NvlinkVertexFilter {
 /// Breadth-first search of `g` from `a`, stopped once `b` is reached and at least `at_least` devices are
 /// discovered: every device discovered by then has its final parent (breadth-first order is
 /// deterministic), so the partial tree answers later queries for any of them; `complete` when the
-/// search ran out of devices first.
+/// search ran out of devices first. `reuse` is a tree nobody else holds: its arrays are reset where its
+/// search touched them, so a search costs what it discovers, not the size of the graph (a cluster's
+/// routes ask one short search per GPU of a graph of ~100,000 devices).
 template <typename G>
-std::shared_ptr<const Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, DeviceId b, std::size_t n,
-                                                     std::size_t at_least) {
-  auto tree = std::make_shared<Topology::Impl::Tree>();
-  tree->pred.assign(n, kNone);
-  tree->pred_edge.assign(n, kNone);
+std::shared_ptr<Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, DeviceId b, std::size_t n,
+                                                     std::size_t at_least,
+                                                     std::shared_ptr<Topology::Impl::Tree> reuse) {
+  std::shared_ptr<Topology::Impl::Tree> tree = std::move(reuse);
+  if (tree && tree->pred.size() == n) {
+    for (std::size_t v : tree->touched) {
+      tree->pred[v] = kNone;
+      tree->pred_edge[v] = kNone;
+      tree->color[v] = boost::white_color;
+    }
+    tree->touched.clear();
+    tree->discovered = 0;
+    tree->complete = false;
+  } else {
+    tree = std::make_shared<Topology::Impl::Tree>();
+    tree->pred.assign(n, kNone);
+    tree->pred_edge.assign(n, kNone);
+    tree->color.assign(n, boost::white_color);
+  }
   tree->pred[a] = a;
+  tree->touched.push_back(a);
   struct Found {};  // thrown to stop the search (the Boost idiom for an early exit)
   struct Recorder : boost::default_bfs_visitor {
     Topology::Impl::Tree* tree;
@@ -58,6 +76,7 @@ std::shared_ptr<const Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, Dev
       const auto t = boost::target(e, gr);
       tree->pred[t] = boost::source(e, gr);
       tree->pred_edge[t] = boost::get(boost::edge_index, gr, e);
+      tree->touched.push_back(t);
       ++tree->discovered;
       found = found || t == target;
       if (found && tree->discovered >= at_least) throw Found{};
@@ -66,10 +85,12 @@ std::shared_ptr<const Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, Dev
   rec.tree = tree.get();
   rec.target = b;
   rec.at_least = at_least;
-  std::vector<boost::default_color_type> color(n);
+  // breadth_first_visit, unlike breadth_first_search, leaves the colours it did not touch alone.
+  boost::queue<typename boost::graph_traits<G>::vertex_descriptor> queue;
   try {
-    boost::breadth_first_search(
-        g, a, boost::visitor(rec).color_map(boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, g))));
+    boost::breadth_first_visit(
+        g, a, queue, rec,
+        boost::make_iterator_property_map(tree->color.begin(), boost::get(boost::vertex_index, g)));
     tree->complete = true;
   } catch (const Found&) {
   }
@@ -85,15 +106,25 @@ std::shared_ptr<const Topology::Impl::Tree> tree_from(const Topology::Impl& impl
   constexpr std::size_t kKept = 8;
   auto& cache = *impl.cache;
   std::size_t at_least = 0;
+  std::shared_ptr<Topology::Impl::Tree> reuse;
   {
     const std::lock_guard<std::mutex> lock(cache.mutex);
-    for (const auto& [source, tree] : nvlink ? cache.nvlink : cache.pcie) {
+    auto& kept = nvlink ? cache.nvlink : cache.pcie;
+    for (const auto& [source, tree] : kept) {
       if (source != a) continue;
       if (tree->complete || tree->pred[b] != kNone) return tree;
       at_least = 2 * tree->discovered;
     }
+    // The tree this search will push out of the cache (the one from `a`, else the oldest): its arrays
+    // are recycled when no caller still holds it.
+    auto old = std::find_if(kept.begin(), kept.end(), [&](const auto& entry) { return entry.first == a; });
+    if (old == kept.end() && kept.size() >= kKept) old = std::prev(kept.end());
+    if (old != kept.end() && old->second.use_count() == 1) {
+      reuse = std::move(old->second);
+      kept.erase(old);
+    }
   }
-  auto tree = bfs_tree(g, a, b, impl.devices.size(), at_least);
+  auto tree = bfs_tree(g, a, b, impl.devices.size(), at_least, std::move(reuse));
   const std::lock_guard<std::mutex> lock(cache.mutex);
   auto& kept = nvlink ? cache.nvlink : cache.pcie;
   std::erase_if(kept, [&](const auto& entry) { return entry.first == a; });

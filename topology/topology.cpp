@@ -1,3 +1,5 @@
+#include <mutex>
+
 #include "topology/topology.hpp"
 
 #include <array>
@@ -131,6 +133,41 @@ std::vector<DeviceId> Topology::of_kind(DeviceKind k) const {
   for (const auto& d : impl_->devices)
     if (d.kind == k) out.push_back(d.id);
   return out;
+}
+
+const std::vector<DeviceId>& Topology::node_devices(int node) const {
+  static const std::vector<DeviceId> kNone;
+  auto& cache = *impl_->cache;
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  if (!cache.by_node) {
+    cache.by_node.emplace();
+    for (const auto& d : impl_->devices) {
+      if (d.node < 0) continue;
+      const auto n = static_cast<std::size_t>(d.node);
+      if (cache.by_node->size() <= n) cache.by_node->resize(n + 1);
+      (*cache.by_node)[n].push_back(d.id);
+    }
+  }
+  // The vectors never change once built, so the reference stays valid after the lock is released.
+  if (node < 0 || static_cast<std::size_t>(node) >= cache.by_node->size()) return kNone;
+  return (*cache.by_node)[static_cast<std::size_t>(node)];
+}
+
+std::optional<DeviceId> Topology::memo(std::string_view question, DeviceId d,
+                                       const std::function<std::optional<DeviceId>(DeviceId)>& compute) const {
+  auto& cache = *impl_->cache;
+  {
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    const auto it = cache.memo.find(question);
+    if (it != cache.memo.end() && it->second[d] != -2)
+      return it->second[d] < 0 ? std::nullopt : std::optional<DeviceId>(static_cast<DeviceId>(it->second[d]));
+  }
+  const std::optional<DeviceId> answer = compute(d);  // may ask paths, which take the lock
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  auto it = cache.memo.find(question);
+  if (it == cache.memo.end()) it = cache.memo.emplace(std::string(question), std::vector<long>(impl_->devices.size(), -2)).first;
+  it->second[d] = answer ? static_cast<long>(*answer) : -1;
+  return answer;
 }
 
 std::optional<LinkId> Topology::uplink(DeviceId d) const {

@@ -4,6 +4,7 @@
 // public API speaks DeviceId, LinkId and Path.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,6 +114,13 @@ class Topology {
   std::vector<DeviceId> gpus() const { return of_kind(DeviceKind::Gpu); }
   std::vector<DeviceId> nics() const { return of_kind(DeviceKind::Nic); }
   std::vector<DeviceId> cpus() const { return of_kind(DeviceKind::Cpu); }
+  /// Every device of one server (cluster node), in layout order; built once.
+  const std::vector<DeviceId>& node_devices(int node) const;
+
+  /// A device-to-device answer computed once per topology and device by a higher layer (the model's
+  /// nearest NIC): `question` names it, `compute` runs on the first ask for `d` (outside any lock).
+  std::optional<DeviceId> memo(std::string_view question, DeviceId d,
+                               const std::function<std::optional<DeviceId>(DeviceId)>& compute) const;
 
   /// The PCIe link that connects a device to its parent (GPU, NIC, switch uplink, chipset uplink).
   std::optional<LinkId> uplink(DeviceId d) const;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "topology/topology.hpp"
 
@@ -37,14 +38,20 @@ struct Topology::Impl {
   /// per GPU).
   struct Tree {
     std::vector<std::size_t> pred, pred_edge;  // per device: parent in the tree and the link to it
+    std::vector<boost::default_color_type> color;  // the search's colours, kept for the next reuse
+    std::vector<std::size_t> touched;              // devices whose entries the search set
     std::size_t discovered = 0;                // devices with a parent (the source not counted)
     bool complete = false;                     // every reachable device is in it
   };
   struct PathCache {
     std::mutex mutex;
-    std::deque<std::pair<DeviceId, std::shared_ptr<const Tree>>> pcie, nvlink;
+    std::deque<std::pair<DeviceId, std::shared_ptr<Tree>>> pcie, nvlink;
     /// Per device: (peer, links) of its NVLink connections, built once.
     std::optional<std::vector<std::vector<std::pair<DeviceId, int>>>> nvlinks_of;
+    /// Per server: its devices (Topology::node_devices), built once.
+    std::optional<std::vector<std::vector<DeviceId>>> by_node;
+    /// Topology::memo: per question, per device: -2 not asked yet, -1 no answer, else the device.
+    std::map<std::string, std::vector<long>, std::less<>> memo;
   };
   std::unique_ptr<PathCache> cache = std::make_unique<PathCache>();
 };
