@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <set>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 #include <unordered_map>
@@ -62,38 +61,35 @@ sg4::Engine* make_engine() {
   return new sg4::Engine(&argc, argv.data());  // lives until the process exits (_exit, never freed)
 }
 
-/// Builds one Full zone holding the hosts, links and explicit routes of a run. Only what the routes use
-/// is created, so the n x n route table stays as small as the run.
+/// Builds the SimGrid platform of a run: the links it uses, and per route a source host joined to a
+/// destination host by that route's links. A Full zone keeps a table of (hosts)^2 routes, 12 GB for the
+/// ~40,000 hosts of a 32,768-GPU run, so the routes are spread over small Full zones (kRoutesPerZone
+/// each, children of one root zone): in each, every route leaves from its own source host and all of
+/// them end at the zone's one destination host (a flow's receiver only decides its route, and the
+/// receiver here is the zone's "sink" actor). A route never leaves its zone; links are shared by all.
 class ZoneBuilder {
  public:
   explicit ZoneBuilder(const Platform& p)
-      : p_(p), zone_(sg4::create_full_zone("rigsim")), links_(p.links().size(), nullptr) {}
+      : p_(p), root_(sg4::create_full_zone("rigsim")), links_(p.links().size(), nullptr) {}
 
-  /// Per route: its (source, destination) hosts; {nullptr, nullptr} for a device to itself.
+  /// Per route: its (source host, destination host); {nullptr, nullptr} for a device to itself.
   std::vector<Endpoints> build(const std::vector<RoutePlan>& routes, sg4::Host** actor_host);
 
  private:
+  static constexpr std::size_t kRoutesPerZone = 128;  // table of 129^2 entries (133 KB) per zone
   sg4::Link* link(std::size_t i);
   std::vector<sg4::LinkInRoute> links_of(const Route& r);
-  sg4::Host* host(const std::string& name);
 
   const Platform& p_;
-  sg4::NetZone* zone_;
+  sg4::NetZone* root_;
   std::vector<sg4::Link*> links_;
-  std::unordered_map<std::string, sg4::Host*> hosts_;
 };
-
-sg4::Host* ZoneBuilder::host(const std::string& name) {
-  auto [it, fresh] = hosts_.try_emplace(name, nullptr);
-  if (fresh) it->second = zone_->create_host(name, 1.0);  // hosts only send: their speed is irrelevant
-  return it->second;
-}
 
 sg4::Link* ZoneBuilder::link(std::size_t i) {
   if (links_[i] != nullptr) return links_[i];
   const PlatformLink& l = p_.links()[i];
-  sg4::Link* made = l.duplex ? zone_->create_split_duplex_link(l.name, l.bandwidth.value)
-                             : zone_->create_link(l.name, l.bandwidth.value);  // shared: SHARED policy
+  sg4::Link* made = l.duplex ? root_->create_split_duplex_link(l.name, l.bandwidth.value)
+                             : root_->create_link(l.name, l.bandwidth.value);  // shared: SHARED policy
   made->seal();  // no latency: a worker waits each route's latency before starting its flow
   return links_[i] = made;
 }
@@ -113,28 +109,33 @@ std::vector<sg4::LinkInRoute> ZoneBuilder::links_of(const Route& r) {
 }
 
 std::vector<Endpoints> ZoneBuilder::build(const std::vector<RoutePlan>& routes, sg4::Host** actor_host) {
-  // A Full zone has one route per (source host, destination host): a second route between the same
-  // two devices (e.g. P2P and SHM) leaves from an alias host of the source.
-  std::vector<std::string> src_names(routes.size());
-  std::set<std::pair<topology::DeviceId, topology::DeviceId>> used;
   const auto& topo = p_.topology();
-  *actor_host = host("rigsim/actors");
-  for (std::size_t k = 0; k < routes.size(); ++k) {
-    const auto& r = routes[k];
-    if (r.route.crossings.empty()) continue;
-    const std::string& src = topo.device(r.src).name;
-    src_names[k] = used.insert({r.src, r.dst}).second ? src : src + "~" + std::to_string(k);
-    host(src_names[k]);
-    host(topo.device(r.dst).name);
-  }
+  *actor_host = root_->create_host("rigsim/actors", 1.0);  // hosts only send: their speed is irrelevant
   std::vector<Endpoints> ends(routes.size(), {nullptr, nullptr});
+  std::vector<sg4::NetZone*> zones;
+  sg4::NetZone* zone = nullptr;
+  sg4::Host* sink = nullptr;
+  std::size_t in_zone = kRoutesPerZone;
   for (std::size_t k = 0; k < routes.size(); ++k) {
     if (routes[k].route.crossings.empty()) continue;
-    ends[k] = {hosts_.at(src_names[k]), hosts_.at(topo.device(routes[k].dst).name)};
-    zone_->add_route(ends[k].first->get_netpoint(), ends[k].second->get_netpoint(), nullptr, nullptr,
-                     links_of(routes[k].route), false);
+    if (in_zone == kRoutesPerZone) {
+      const std::string z = "rigsim/z" + std::to_string(zones.size());
+      zone = sg4::create_full_zone(z);
+      zone->set_parent(root_);
+      zones.push_back(zone);
+      sink = zone->create_host(z + "/sink", 1.0);
+      in_zone = 0;
+    }
+    ++in_zone;
+    // Named after the devices, for SimGrid's own messages.
+    sg4::Host* src = zone->create_host(topo.device(routes[k].src).name + "->" + topo.device(routes[k].dst).name +
+                                           "~" + std::to_string(k),
+                                       1.0);
+    ends[k] = {src, sink};
+    zone->add_route(src->get_netpoint(), sink->get_netpoint(), nullptr, nullptr, links_of(routes[k].route), false);
   }
-  zone_->seal();
+  for (sg4::NetZone* z : zones) z->seal();
+  root_->seal();
   return ends;
 }
 
@@ -148,10 +149,10 @@ std::vector<Endpoints> ZoneBuilder::build(const std::vector<RoutePlan>& routes, 
 /// detached one and keeps it in maestro's std::list of activities, which it scans end to end
 /// (list::remove) each time one finishes - O(flows in flight) per completion, 64 % of a 8,192-GPU run.
 /// A mailbox Comm stays on its sender's own short list. Each worker has its own mailbox (a mailbox's
-/// queue is a circular buffer whose erase shifts every Comm behind it), whose permanent receiver is the
-/// one "sink" actor, so a put starts at once without waiting for a matching get; a flow runs from its
-/// sender's host to its receiver's host as they are when it starts, so the worker moves to the source
-/// and the sink to the destination just before each put, then takes its finished Comm off its mailbox.
+/// queue is a circular buffer whose erase shifts every Comm behind it) whose permanent receiver is the
+/// "sink" actor of the route's zone, so a put starts at once without waiting for a matching get, from
+/// the sender's host to the sink's: the worker moves to the route's source host, points its mailbox at
+/// the zone's sink, puts, waits, and takes its finished Comm off its mailbox.
 class Runner {
  public:
   Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where);
@@ -168,6 +169,7 @@ class Runner {
     sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
     std::size_t job = 0;
     sg4::Mailbox* flows = nullptr;  // this worker's own: its finished Comm is the only one in it
+    sg4::Host* sink = nullptr;      // where its mailbox's permanent receiver is
   };
   void ready(std::size_t i, double deps_done);
   void work(Worker* w);
@@ -185,8 +187,7 @@ class Runner {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<Worker*> idle_;
   sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
-  sg4::ActorPtr sink_;
-  sg4::MutexPtr sink_lock_ = sg4::Mutex::create();
+  std::unordered_map<sg4::Host*, sg4::ActorPtr> sinks_;  // per zone's destination host: its receiver
   int payload_ = 0;  // a put needs a non-null payload; nothing reads it
   std::size_t max_workers_ = max_actors();
   std::size_t refused_at_ = 0;
@@ -253,9 +254,13 @@ std::string Runner::stuck() const {
 }
 
 void Runner::start() {
-  // The sink never runs: it only gives each flow its destination host.
-  sink_ = sg4::Actor::create("sink", where_, [] { sg4::Semaphore::create(0)->acquire(); });
-  sink_->daemonize();
+  // A sink never runs: it only gives each flow its destination host.
+  for (const Endpoints& e : ends_) {
+    if (e.second == nullptr || sinks_.count(e.second) > 0) continue;
+    sg4::ActorPtr sink = sg4::Actor::create("sink", e.second, [] { sg4::Semaphore::create(0)->acquire(); });
+    sink->daemonize();
+    sinks_.emplace(e.second, sink);
+  }
   // The one non-daemon actor: the simulation ends when it returns, which kills the idle workers.
   sg4::Actor::create("main", where_, [this] {
     // The roots are collected first: releasing a worker may let it run, and a zero-time task finishing
@@ -288,7 +293,6 @@ void Runner::ready(std::size_t i, double deps_done) {
   Worker* w = workers_.back().get();
   w->job = i;
   w->flows = sg4::Mailbox::by_name("rigsim/flows/" + std::to_string(workers_.size()));
-  w->flows->set_receiver(sink_);
   sg4::Actor::create("worker", where_, [this, w] { work(w); })->daemonize();
 }
 
@@ -316,15 +320,13 @@ void Runner::transfer(Worker* w) {
   const Transfer& t = (*plan_.transfers)[i];
   if (t.bytes.value > 0 && ends_[k].first != nullptr) {
     sg4::this_actor::set_host(ends_[k].first);
-    // Another worker may move the sink between this worker's two simcalls: the move and the start of
-    // the put happen under one lock.
-    sink_lock_->lock();
-    sink_->set_host(ends_[k].second);
-    sg4::CommPtr flow = w->flows->put_async(&payload_, static_cast<std::uint64_t>(std::llround(t.bytes.value)));
-    sink_lock_->unlock();
-    flow->wait();
-    // Take the finished Comm off the mailbox (a get on an empty mailbox would post a receive that a later
-    // put matches, with the host the sink had then).
+    if (w->sink != ends_[k].second) {
+      w->flows->set_receiver(sinks_.at(ends_[k].second));
+      w->sink = ends_[k].second;
+    }
+    w->flows->put(&payload_, static_cast<std::uint64_t>(std::llround(t.bytes.value)));
+    // Take the finished Comm off the mailbox (it is the only one there; a get on an empty mailbox would
+    // post a receive for a later put to match instead).
     w->flows->get<int>();
   }
   if (t.duration.value > 0) sg4::this_actor::sleep_until(begin + t.duration.value);  // a compute task
