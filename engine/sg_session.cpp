@@ -29,32 +29,42 @@ using Endpoints = std::pair<sg4::Host*, sg4::Host*>;
 /// (a flow alone takes latency + bytes / bandwidth, with factors 1); cross-traffic is off because
 /// split-duplex links already give each direction its own capacity; TCP-gamma 0 disables the bound.
 /// Efficiencies live in the CostModel instead. See docs/DECISIONS.md.
-constexpr std::size_t kStackKiB = 64;
+/// KiB of stack per actor. Every actor's deepest call is a simcall (put, get, sleep, a semaphore) and
+/// the unwinding when it is killed at the end: the whole test suite runs with 8 KiB stacks behind a
+/// guard page and fails at 4 KiB (tests/cli/stack_margin.sh keeps the 8 KiB run), so 16 KiB leaves
+/// twice that. Small stacks come from the heap, not one memory mapping each, so the limit on actors is
+/// memory (Runner::max_actors), not vm.max_map_count: 130,000 flows in flight take 2.6 GB, not 33.
+constexpr std::size_t kStackKiB = 16;
+
+/// RIGSIM_STACK_KIB (tests only) sets another stack size and puts a guard page under each stack, so
+/// an overflow is a segmentation fault instead of silent damage.
+std::size_t stack_kib() {
+  if (const char* env = std::getenv("RIGSIM_STACK_KIB")) {
+    const long v = std::strtol(env, nullptr, 10);
+    if (v > 0) return static_cast<std::size_t>(v);
+  }
+  return kStackKiB;
+}
 
 sg4::Engine* make_engine() {
-  static std::string args[] = {"rigsim-sim",
-                               "--log=root.thres:critical",
-                               "--cfg=network/model:CM02",
-                               "--cfg=network/crosstraffic:0",
-                               "--cfg=network/TCP-gamma:0",
-                               // No guard page: it splits each stack into two memory mappings, and the
-                               // kernel's per-process limit (vm.max_map_count, 65530 by default) then
-                               // stops a run at ~32,000 transfers in flight (issue 12).
-                               "--cfg=contexts/guard-size:0",
+  const bool guarded = std::getenv("RIGSIM_STACK_KIB") != nullptr;
+  static std::vector<std::string> args;
+  args = {"rigsim-sim", "--log=root.thres:critical", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+          "--cfg=network/TCP-gamma:0",
+          // No guard page: it splits each stack into two memory mappings, and the kernel's per-process
+          // limit (vm.max_map_count, 65530 by default) then stops a run at ~32,000 flows in flight.
+          guarded ? "--cfg=contexts/guard-size:1" : "--cfg=contexts/guard-size:0",
 #if defined(__SANITIZE_ADDRESS__)
-                               // AddressSanitizer cannot follow SimGrid's own stack switching (raw and
-                               // ucontext factories): under ASan every actor is a system thread, whose
-                               // frames ASan's redzones make several times larger.
-                               "--cfg=contexts/factory:thread", "--cfg=contexts/stack-size:256"
+          // AddressSanitizer cannot follow SimGrid's own stack switching (raw and ucontext factories):
+          // under ASan every actor is a system thread, whose frames ASan's redzones make several times
+          // larger.
+          "--cfg=contexts/factory:thread", "--cfg=contexts/stack-size:256"
 #else
-                               // KiB per actor. A worker's deepest call is a put and its wait, a few KiB;
-                               // a 64 KiB stack is also below malloc's mmap threshold (128 KiB), so the
-                               // stacks come from the heap instead of one memory mapping each, and the
-                               // limit on actors is memory (Runner::max_actors), not vm.max_map_count.
-                               "--cfg=contexts/stack-size:" + std::to_string(kStackKiB)
+          "--cfg=contexts/stack-size:" + std::to_string(stack_kib())
 #endif
   };
   static std::vector<char*> argv;
+  argv.clear();
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   int argc = static_cast<int>(argv.size()) - 1;
@@ -219,7 +229,7 @@ class Runner {
         if (std::sscanf(line, "MemAvailable: %lu kB", &available_kib) == 1) break;
       std::fclose(f);
     }
-    return std::max<std::size_t>(1024, available_kib / 2 / (kStackKiB + 4));
+    return std::max<std::size_t>(1024, available_kib / 2 / (stack_kib() + 4));
 #endif
   }
 };
@@ -356,7 +366,7 @@ std::vector<TransferTiming> simulate(const SimPlan& plan) {
     throw InputError("", "",
                      "this simulation needs more than " + std::to_string(runner.refused_at() - 1) +
                          " transfers in flight at once; each runs on a SimGrid actor (a " +
-                         std::to_string(kStackKiB) +
+                         std::to_string(stack_kib()) +
                          " KiB stack), and more would take over half of this system's available memory. "
                          "Simulate fewer GPUs or nodes, or free memory");
   if (!runner.complete())
