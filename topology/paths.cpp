@@ -30,6 +30,13 @@ struct LinkKindFilter {
   }
 };
 
+/// Keeps every vertex but the cluster's network switches: a route inside one server never leaves it,
+/// and a search that reached the switch would visit every NIC of the cluster.
+struct NoNetSwitch {
+  const std::vector<Device>* devices = nullptr;
+  bool operator()(std::size_t v) const { return (*devices)[v].kind != DeviceKind::NetSwitch; }
+};
+
 /// Keeps the vertices an NVLink route may pass through: GPUs and NVSwitches.
 struct NvlinkVertexFilter {
   const std::vector<Device>* devices = nullptr;
@@ -100,16 +107,18 @@ std::shared_ptr<Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, DeviceId 
 /// A tree from `a` that reaches `b` (or is complete): a recent one from the cache, or a new search
 /// (cached in its place). A search after a miss discovers at least twice as many devices as the tree it
 /// replaces, so a matrix row costs O(devices) in all, while a one-off query costs what it always did.
+using TreeKind = Topology::Impl::TreeKind;
+
 template <typename G>
 std::shared_ptr<const Topology::Impl::Tree> tree_from(const Topology::Impl& impl, const G& g, DeviceId a, DeviceId b,
-                                                      bool nvlink) {
+                                                      TreeKind kind) {
   constexpr std::size_t kKept = 8;
   auto& cache = *impl.cache;
   std::size_t at_least = 0;
   std::shared_ptr<Topology::Impl::Tree> reuse;
   {
     const std::lock_guard<std::mutex> lock(cache.mutex);
-    auto& kept = nvlink ? cache.nvlink : cache.pcie;
+    auto& kept = cache.trees[static_cast<std::size_t>(kind)];
     for (const auto& [source, tree] : kept) {
       if (source != a) continue;
       if (tree->complete || tree->pred[b] != kNone) return tree;
@@ -126,7 +135,7 @@ std::shared_ptr<const Topology::Impl::Tree> tree_from(const Topology::Impl& impl
   }
   auto tree = bfs_tree(g, a, b, impl.devices.size(), at_least, std::move(reuse));
   const std::lock_guard<std::mutex> lock(cache.mutex);
-  auto& kept = nvlink ? cache.nvlink : cache.pcie;
+  auto& kept = cache.trees[static_cast<std::size_t>(kind)];
   std::erase_if(kept, [&](const auto& entry) { return entry.first == a; });
   kept.emplace_front(a, tree);
   if (kept.size() > kKept) kept.pop_back();
@@ -206,6 +215,31 @@ void classify_pcie(const Topology& t, Path& p) {
 
 }  // namespace
 
+std::pair<std::vector<DeviceId>, std::vector<LinkId>> Topology::pcie_route(DeviceId a, DeviceId b) const {
+  const Device& da = impl_->devices[a];
+  const Device& db = impl_->devices[b];
+  LinkKindFilter filter{&impl_->links, &impl_->graph, false};
+  if (da.node == db.node && da.kind != DeviceKind::NetSwitch && db.kind != DeviceKind::NetSwitch) {
+    boost::filtered_graph<Graph, LinkKindFilter, NoNetSwitch> g(impl_->graph, filter, NoNetSwitch{&impl_->devices});
+    return route_in(*tree_from(*impl_, g, a, b, TreeKind::PcieInServer), a, b);
+  }
+  // Two NICs on one network switch (the middle of every route between servers): NIC, switch, NIC.
+  if (da.kind == DeviceKind::Nic && db.kind == DeviceKind::Nic) {
+    for (const auto& e : boost::make_iterator_range(boost::out_edges(a, impl_->graph))) {
+      const LinkId up = boost::get(boost::edge_index, impl_->graph, e);
+      const std::size_t sw = boost::target(e, impl_->graph);
+      if (impl_->links[up].kind != LinkKind::Network || impl_->devices[sw].kind != DeviceKind::NetSwitch) continue;
+      for (const auto& f : boost::make_iterator_range(boost::out_edges(b, impl_->graph))) {
+        const LinkId down = boost::get(boost::edge_index, impl_->graph, f);
+        if (impl_->links[down].kind == LinkKind::Network && boost::target(f, impl_->graph) == sw)
+          return {{a, sw, b}, {up, down}};
+      }
+    }
+  }
+  boost::filtered_graph<Graph, LinkKindFilter> g(impl_->graph, filter);
+  return route_in(*tree_from(*impl_, g, a, b, TreeKind::Pcie), a, b);
+}
+
 Path Topology::pcie_path(DeviceId a, DeviceId b) const {
   Path p;
   if (a == b) {
@@ -213,9 +247,7 @@ Path Topology::pcie_path(DeviceId a, DeviceId b) const {
     p.smi = "X";
     return p;
   }
-  LinkKindFilter filter{&impl_->links, &impl_->graph, false};
-  boost::filtered_graph<Graph, LinkKindFilter> g(impl_->graph, filter);
-  auto [devices, links] = route_in(*tree_from(*impl_, g, a, b, false), a, b);
+  const auto [devices, links] = pcie_route(a, b);
   if (devices.empty())
     throw std::logic_error("no PCIe route between " + device(a).name + " and " + device(b).name +
                            " (validation should have rejected this layout)");
@@ -231,7 +263,7 @@ std::optional<Path> Topology::nvlink_path(DeviceId a, DeviceId b) const {
   LinkKindFilter filter{&impl_->links, &impl_->graph, true};
   boost::filtered_graph<Graph, LinkKindFilter, NvlinkVertexFilter> g(impl_->graph, filter,
                                                                      NvlinkVertexFilter{&impl_->devices});
-  auto [devices, links] = route_in(*tree_from(*impl_, g, a, b, true), a, b);
+  auto [devices, links] = route_in(*tree_from(*impl_, g, a, b, TreeKind::Nvlink), a, b);
   if (devices.empty() || devices.size() > 3) return std::nullopt;
   Path p;
   p.devices = std::move(devices);

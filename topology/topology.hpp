@@ -141,6 +141,8 @@ class Topology {
   const std::vector<std::string>& warnings() const;
 
  private:
+  /// pcie_path's devices and links (empty when there is no route).
+  std::pair<std::vector<DeviceId>, std::vector<LinkId>> pcie_route(DeviceId a, DeviceId b) const;
   std::shared_ptr<const Impl> impl_;
 };
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <boost/graph/adjacency_list.hpp>
+#include <array>
 #include <deque>
 #include <map>
 #include <memory>
@@ -43,9 +44,12 @@ struct Topology::Impl {
     std::size_t discovered = 0;                // devices with a parent (the source not counted)
     bool complete = false;                     // every reachable device is in it
   };
+  /// The graphs a tree searches: PCIe and the network (between servers), PCIe inside one server, NVLink.
+  enum class TreeKind { Pcie, PcieInServer, Nvlink };
   struct PathCache {
     std::mutex mutex;
-    std::deque<std::pair<DeviceId, std::shared_ptr<Tree>>> pcie, nvlink;
+    /// Per TreeKind: the trees of the most recent sources.
+    std::array<std::deque<std::pair<DeviceId, std::shared_ptr<Tree>>>, 3> trees;
     /// Per device: (peer, links) of its NVLink connections, built once.
     std::optional<std::vector<std::vector<std::pair<DeviceId, int>>>> nvlinks_of;
     /// Per server: its devices (Topology::node_devices), built once.
