@@ -2,6 +2,7 @@
 // with its table, footer and a short "why" section; --json for machines.
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ struct BenchCli {
   std::int64_t root = 0;                  // signed, so that -r -1 is refused rather than wrapped
   std::optional<std::int64_t> per_node;
   int nodes = 1;
+  unsigned jobs = 0;  // 0: one per core
   bool json = false, p2p_disable = false, dump_platform = false, env_from_shell = false;
   std::vector<std::string> nccl_env;
 };
@@ -103,7 +105,9 @@ int run(const BenchCli& o) {
     return 0;
   }
   const model::BenchOptions options = bench_options(o, platform.topology());
-  const model::BenchResult r = model::run_bench(platform, engine::run, options);
+  // Each size is simulated in its own process: one per core at once (the output is the same).
+  const unsigned jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const model::BenchResult r = model::run_bench(platform, engine::run_async, options, jobs);
   emit(o.json ? report::bench_json(platform, options, r).dump(2) + "\n"
               : report::bench_text(platform, options, r),
        o.output);
@@ -155,6 +159,10 @@ void add_bench(CLI::App& app, Action& action) {
                 "Print the flattened SimGrid platform (hosts, links, routes) and exit");
   cmd->add_flag("--json", opt->json,
                 "Print JSON: op, gpus, rows (size, time_us, algbw, busbw), avg_busbw, bottleneck");
+  cmd->add_option("-j,--jobs", opt->jobs,
+                  "Sizes simulated at once, each in its own process (default: one per core; the output is "
+                  "the same, the memory is up to this many simulations')")
+      ->check(CLI::Range(1u, 256u));
   add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });
 }

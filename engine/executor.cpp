@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -122,17 +123,24 @@ std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& p
 
 }  // namespace
 
+std::function<RunResult()> run_async(const Platform& platform, const std::vector<Transfer>& transfers,
+                                     const topology::P2pPolicy& policy) {
+  validate(platform.topology(), transfers);
+  if (transfers.empty()) return [] { return RunResult{}; };
+  auto plan = std::make_shared<detail::SimPlan>(make_plan(platform, transfers, policy));
+  const detail::Isolated child = detail::start_isolated([&plan] { return encode(detail::simulate(*plan)); });
+  return [&platform, plan, child, n = transfers.size()] {
+    RunResult result;
+    result.transfers = decode(detail::finish_isolated(child), n);
+    for (const auto& t : result.transfers) result.makespan = std::max(result.makespan, t.finish);
+    result.busiest = busiest_links(platform, *plan, result.makespan);
+    return result;
+  };
+}
+
 RunResult run(const Platform& platform, const std::vector<Transfer>& transfers,
               const topology::P2pPolicy& policy) {
-  validate(platform.topology(), transfers);
-  RunResult result;
-  if (transfers.empty()) return result;
-  const detail::SimPlan plan = make_plan(platform, transfers, policy);
-  const std::string answer = detail::run_isolated([&plan] { return encode(detail::simulate(plan)); });
-  result.transfers = decode(answer, transfers.size());
-  for (const auto& t : result.transfers) result.makespan = std::max(result.makespan, t.finish);
-  result.busiest = busiest_links(platform, plan, result.makespan);
-  return result;
+  return run_async(platform, transfers, policy)();
 }
 
 }  // namespace rigsim::engine

@@ -15,6 +15,7 @@
 // std::runtime_error if the simulation process fails.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "model/platform.hpp"
@@ -28,5 +29,11 @@ namespace rigsim::engine {
 /// `tasks`. Matches model::Executor, so model code that needs a run takes this function as a value.
 model::RunResult run(const model::Platform& platform, const std::vector<model::Transfer>& tasks,
                      const topology::P2pPolicy& policy = {});
+
+/// Starts the same run in its own process and returns at once; calling the result waits for it and
+/// gives what run() gives. `tasks` and `platform` must outlive that call. Matches model::AsyncExecutor:
+/// independent runs (the sizes of a bench sweep) go side by side on several cores.
+std::function<model::RunResult()> run_async(const model::Platform& platform, const std::vector<model::Transfer>& tasks,
+                                            const topology::P2pPolicy& policy = {});
 
 }  // namespace rigsim::engine

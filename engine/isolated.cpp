@@ -62,7 +62,7 @@ int wait_for(pid_t pid) {
 
 }  // namespace
 
-std::string run_isolated(const std::function<std::string()>& body) {
+Isolated start_isolated(const std::function<std::string()>& body) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   std::cout.flush();
@@ -79,15 +79,25 @@ std::string run_isolated(const std::function<std::string()>& body) {
     child(fds[1], body);
   }
   ::close(fds[1]);
-  std::string answer = read_all(fds[0]);
-  ::close(fds[0]);
-  const int status = wait_for(pid);
+  return {static_cast<int>(pid), fds[0]};
+}
+
+std::string finish_isolated(Isolated c) {
+  // A child blocked writing a long answer waits for this read; one that finished first waits in the
+  // pipe's buffer: children finished in any order cannot deadlock.
+  std::string answer = read_all(c.fd);
+  ::close(c.fd);
+  const int status = wait_for(static_cast<pid_t>(c.pid));
   if (WIFSIGNALED(status))
     throw std::runtime_error("the simulation process was killed by signal " +
                              std::to_string(WTERMSIG(status)));
   if (answer.empty()) throw std::runtime_error("the simulation process ended without an answer");
   if (answer[0] == kError) throw std::runtime_error("simulation failed: " + answer.substr(1));
   return answer.substr(1);
+}
+
+std::string run_isolated(const std::function<std::string()>& body) {
+  return finish_isolated(start_isolated(body));
 }
 
 }  // namespace rigsim::engine::detail

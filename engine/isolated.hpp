@@ -13,4 +13,13 @@ namespace rigsim::engine::detail {
 /// SimGrid) or exits without an answer also gives std::runtime_error. POSIX only (fork, pipe).
 std::string run_isolated(const std::function<std::string()>& body);
 
+/// A child started by start_isolated: finish_isolated waits for it and returns its answer (as
+/// run_isolated does). Several may run at once; each must be finished exactly once.
+struct Isolated {
+  int pid = -1;
+  int fd = -1;
+};
+Isolated start_isolated(const std::function<std::string()>& body);
+std::string finish_isolated(Isolated child);
+
 }  // namespace rigsim::engine::detail

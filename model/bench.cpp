@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <deque>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -36,25 +38,50 @@ Seconds simulate_plan(const Platform& platform, const Executor& execute, const C
 }
 
 BenchResult run_bench(const Platform& platform, const Executor& execute, const BenchOptions& o) {
+  // One at a time: the run is done when the "start" returns.
+  const AsyncExecutor now = [&execute](const Platform& p, const std::vector<Transfer>& ts,
+                                       const topology::P2pPolicy& policy) {
+    return [r = execute(p, ts, policy)] { return r; };
+  };
+  return run_bench(platform, now, o, 1);
+}
+
+BenchResult run_bench(const Platform& platform, const AsyncExecutor& start, const BenchOptions& o, std::size_t jobs) {
   const auto& topo = platform.topology();
   BenchResult res;
   res.op = o.op;
   res.gpus = o.gpus.empty() ? topo.gpus() : o.gpus;
   const auto sizes = nccl_tests::sweep_sizes(o.sweep);
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    const auto s = nccl_tests::sizes_for(o.op, sizes[k], res.gpus.size());
-    CollectivePlan plan =
-        plan_collective(platform, o.op, res.gpus, Bytes{static_cast<double>(s.size)}, o.collective);
-    RunResult run;
-    const Seconds t = simulate_plan(platform, execute, plan, &run);
-    res.rows.push_back({nccl_tests::make_row(o.op, res.gpus.size(), s, t, o.collective.root), plan.algorithm,
-                        plan.model, plan.protocol, plan.transfers.size()});
-    if (k + 1 == sizes.size()) {
-      plan.transfers.clear();
-      res.largest = std::move(plan);
+  // Sizes are independent runs: up to `jobs` of them in flight, collected in order (the output does
+  // not depend on `jobs`). A plan stays alive until its run is collected (the run reads its transfers).
+  struct InFlight {
+    nccl_tests::Sizes s;
+    CollectivePlan plan;
+    std::function<RunResult()> wait;
+  };
+  std::deque<InFlight> flight;
+  const auto collect = [&] {
+    InFlight& f = flight.front();  // not moved out: the run holds a pointer to f.plan.transfers
+    RunResult run = f.wait();
+    const Seconds t = f.plan.transfers.empty() ? (f.plan.size.value > 0 ? f.plan.latency : Seconds{}) : run.makespan;
+    res.rows.push_back({nccl_tests::make_row(o.op, res.gpus.size(), f.s, t, o.collective.root), f.plan.algorithm,
+                        f.plan.model, f.plan.protocol, f.plan.transfers.size()});
+    if (res.rows.size() == sizes.size()) {
+      f.plan.transfers.clear();
+      res.largest = std::move(f.plan);
       res.bottleneck = std::move(run.busiest);
     }
+    flight.pop_front();
+  };
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (flight.size() >= std::max<std::size_t>(jobs, 1)) collect();
+    const auto s = nccl_tests::sizes_for(o.op, sizes[k], res.gpus.size());
+    flight.push_back({s, plan_collective(platform, o.op, res.gpus, Bytes{static_cast<double>(s.size)}, o.collective), {}});
+    InFlight& f = flight.back();
+    f.wait = f.plan.transfers.empty() ? std::function<RunResult()>([] { return RunResult{}; })
+                                      : start(platform, f.plan.transfers, {});
   }
+  while (!flight.empty()) collect();
   std::vector<nccl_tests::Row> rows;
   for (const auto& r : res.rows) rows.push_back(r.row);
   res.avg_busbw = nccl_tests::average_busbw(rows);

@@ -46,6 +46,10 @@ Seconds simulate_plan(const Platform& platform, const Executor& execute, const C
 
 /// The whole sweep. Throws rigsim::InputError for bad options (see plan_collective, sweep_sizes).
 BenchResult run_bench(const Platform& platform, const Executor& execute, const BenchOptions& options);
+/// The same sweep with up to `jobs` sizes simulated at once (each run is its own process): the result
+/// does not depend on `jobs`.
+BenchResult run_bench(const Platform& platform, const AsyncExecutor& start, const BenchOptions& options,
+                      std::size_t jobs);
 
 /// The GPUs of a bench, like nccl-tests' -g: per server, the first `per_node` GPUs (all when nullopt),
 /// or the GPUs at `indices` (positions in the server's GPU list, as CUDA device ids). Servers in order.

@@ -178,6 +178,21 @@ TEST(BenchModels, StepAndSteadyAgreeAcrossServers) {
   expect_models_agree(p, CollectiveOp::AllReduce, o, 0.08);
 }
 
+TEST(BenchSweep, SizesSimulatedSideBySideGiveTheSameReport) {
+  // rigsim bench runs up to one size per core at once, each in its own process, and collects them in
+  // order: the text and JSON must not depend on how many run at once.
+  const Platform p(topology::build_cluster(testing::spec_from_text(topology::testing::kDualRootPlx), 2),
+                   calibration::default_cost_model());
+  BenchOptions o;
+  o.sweep = {8, 64ull << 20, 4, 0};
+  const BenchResult one = run_bench(p, engine::run, o);
+  for (std::size_t jobs : {1u, 2u, 3u, 16u}) {
+    const BenchResult many = run_bench(p, engine::run_async, o, jobs);
+    EXPECT_EQ(report::bench_text(p, o, many), report::bench_text(p, o, one)) << jobs << " at once";
+    EXPECT_EQ(report::bench_json(p, o, many).dump(), report::bench_json(p, o, one).dump()) << jobs << " at once";
+  }
+}
+
 TEST(BenchSweep, RowsFollowNcclTestsSizesAndRisingBusbw) {
   const Platform p(layout_from_text(testing::kFourBehindOneUplink), calibration::default_cost_model());
   BenchOptions o;
