@@ -58,6 +58,7 @@ Topology Builder::build() {
   if (cluster_nodes_ > 0) add_network();
   check_lane_budgets();
   check_power();
+  check_gpu_mix();
   return Topology(impl_);
 }
 

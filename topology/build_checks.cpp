@@ -1,4 +1,5 @@
 // Lane budgets (CPU, host bridge, switch, chipset) and power checks of the Builder.
+#include <algorithm>
 #include <cstdio>
 
 #include "topology/builder.hpp"
@@ -67,6 +68,26 @@ void Builder::check_lane_budgets() {
       fail(where_.at(d.id), "\"" + d.name + "\" needs " + std::to_string(used->second) + " lanes (" +
                                 join(lane_users_.at(d.id)) + ") but " + what);
   }
+}
+
+void Builder::check_gpu_mix() {
+  // Per model, in layout order: the GPUs of the first server (a cluster repeats it).
+  std::vector<std::pair<std::string, std::vector<std::string>>> models;
+  for (const auto& d : impl_->devices) {
+    if (d.kind != DeviceKind::Gpu || d.node != 0) continue;
+    auto it = std::find_if(models.begin(), models.end(), [&](const auto& m) { return m.first == d.gpu->key; });
+    if (it == models.end()) it = models.insert(models.end(), {std::string(d.gpu->key), {}});
+    it->second.push_back(d.local_name);
+  }
+  if (models.size() < 2) return;
+  std::string list;
+  for (const auto& [model, gpus] : models) {
+    if (!list.empty()) list += ", ";
+    list += model + " (" + gpus.front() + (gpus.size() > 1 ? " and " + std::to_string(gpus.size() - 1) + " more" : "") + ")";
+  }
+  warn("mixed GPU models: " + list +
+       ". NCCL puts every GPU of a communicator in the same rings and trees, so a collective moves at the "
+       "pace of the slowest GPU's links and a data-parallel step waits for the slowest GPU");
 }
 
 void Builder::check_power() {

@@ -56,6 +56,7 @@ class Builder {
   // build_checks.cpp
   void check_lane_budgets();
   void check_power();
+  void check_gpu_mix();
   int cpu_lanes_available(DeviceId cpu) const;
 
   const LayoutSpec& spec_;

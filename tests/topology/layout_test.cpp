@@ -2,6 +2,8 @@
 // rejected with its reason and location; negotiated links follow min(device, slot, riser).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/topology/layout_fixture.hpp"
 
 namespace rigsim::topology {
@@ -155,6 +157,21 @@ TEST(LayoutValidation, NvswitchNeedsSxmGpus) {
       desktop(R"({"id": "g0", "model": "rtx-3090", "slot": "s1"})",
               R"(, "nvswitches": [{"id": "nvs", "model": "nvswitch-gen2", "gpus": ["g0"]}])");
   expect_rejected(text, "/nvswitches/0/gpus/0", "needs SXM NVLink");
+}
+
+TEST(LayoutValidation, MixedGpuModelsAreAWarningThatSaysWhatNcclDoes) {
+  const std::string two = R"({"id": "g0", "model": "rtx-3090", "parent": "rc0", "link": {"gen": 4, "width": 8}},
+                             {"id": "g1", "model": "rtx-4090", "parent": "rc0", "link": {"gen": 4, "width": 8}},
+                             {"id": "g2", "model": "rtx-3090", "parent": "rc0", "link": {"gen": 4, "width": 8}})";
+  const Topology t = layout_from_text(desktop(two));
+  const auto& w = t.warnings();  // also: each GPU runs at x8 instead of x16
+  const auto mixed = std::find_if(w.begin(), w.end(), [](const std::string& m) { return m.rfind("mixed", 0) == 0; });
+  ASSERT_NE(mixed, w.end());
+  EXPECT_EQ(std::count_if(w.begin(), w.end(), [](const std::string& m) { return m.rfind("mixed", 0) == 0; }), 1);
+  EXPECT_NE(mixed->find("mixed GPU models: rtx-3090 (g0 and 1 more), rtx-4090 (g1)"), std::string::npos) << *mixed;
+  EXPECT_NE(mixed->find("same rings and trees"), std::string::npos) << *mixed;
+  // One model: no warning.
+  EXPECT_TRUE(layout_from_text(desktop(R"({"id": "g0", "model": "rtx-3090", "slot": "s1"})")).warnings().empty());
 }
 
 TEST(LayoutValidation, ReferenceToMissingParentSuggestsTheClosest) {
