@@ -433,6 +433,14 @@ void Builder::add_nvlinks() {
                                       " has NVLink on its board (SXM), not a bridge connector: "
                                       "set \"bridge\": false and give \"links\"");
     }
+    // A bridge spans two or three slot widths: boards group each socket's slots together, so a bridge
+    // between cards of different sockets is most likely a slip in the layout (it is legal: a few boards
+    // put the last slot of one socket next to the first of the other).
+    if (e.bridge && dev(a).socket >= 0 && dev(b).socket >= 0 && dev(a).socket != dev(b).socket)
+      warn("NVLink bridge between \"" + dev(a).name + "\" (socket " + std::to_string(dev(a).socket) + ") and \"" +
+           dev(b).name + "\" (socket " + std::to_string(dev(b).socket) +
+           "): a bridge joins cards in neighbouring slots, and boards usually group each socket's slots "
+           "together; check that these two slots are next to each other");
     const GpuSpec& sa = *dev(a).gpu;
     const int links = e.links > 0 ? e.links : std::min(sa.nvlink_links, dev(b).gpu->nvlink_links);
     for (DeviceId g : {a, b}) {

@@ -174,6 +174,22 @@ TEST(LayoutValidation, MixedGpuModelsAreAWarningThatSaysWhatNcclDoes) {
   EXPECT_TRUE(layout_from_text(desktop(R"({"id": "g0", "model": "rtx-3090", "slot": "s1"})")).warnings().empty());
 }
 
+TEST(LayoutValidation, BridgeAcrossSocketsIsAWarning) {
+  const auto layout = [](const char* second_parent) {
+    return std::string(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "xeon-e5-v4"}, {"id": "cpu1", "model": "xeon-e5-v4"}],
+      "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 40}, {"id": "rc1", "cpu": "cpu1", "lanes": 40}],
+      "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}, {"id": "g1", "model": "rtx-3090", "parent": ")") +
+           second_parent + R"("}], "nvlinks": [{"gpus": ["g0", "g1"]}]})";
+  };
+  const auto bridge_warnings = [](const Topology& t) {
+    return std::count_if(t.warnings().begin(), t.warnings().end(),
+                         [](const std::string& m) { return m.rfind("NVLink bridge between", 0) == 0; });
+  };
+  const Topology across = layout_from_text(layout("rc1"));
+  EXPECT_EQ(bridge_warnings(across), 1) << ::testing::PrintToString(across.warnings());
+  EXPECT_EQ(bridge_warnings(layout_from_text(layout("rc0"))), 0);
+}
+
 TEST(LayoutValidation, ReferenceToMissingParentSuggestsTheClosest) {
   expect_rejected(desktop(R"({"id": "g0", "model": "rtx-3090", "parent": "rc1"})"), "/gpus/0/parent",
                   "did you mean \"rc0\"");
