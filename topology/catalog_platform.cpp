@@ -201,6 +201,22 @@ constexpr auto kCpus = std::to_array<CpuSpec>({
                "CPUID 6/0x8F [R]; 350 W [R]"},
 
     // ---- Intel desktop: one socket, one host bridge; DMI to the PCH not counted in pcie_lanes ------
+    {.key = "core-desktop-6", .name = "Intel Core 6th-9th gen (Skylake-S to Coffee Lake-S)", .vendor = Vendor::Intel,
+     .pcie_gen = 3, .pcie_lanes = 16, .memory_channels = 2, .memory_bw_gbs = 34.1, .root_port_per_x16 = false,
+     .inter_socket = InterSocketKind::None, .inter_socket_links = 0, .inter_socket_link_gbs = 0,
+     .inter_socket_effective_gbs = 0, .p2p_across_sockets = false, .cpuid_family = 6, .cpuid_model = 94,
+     .tdp_w = 65,
+     .source = "16 CPU PCIe 3.0 lanes, chipset on DMI 3.0 (AnandTech Skylake review 9483 p5; tomshardware "
+               "answers 3014974: 'Intel CPU = 16 PCI-E 3.0 lanes'); 2 x DDR4-2133 = 34.1 [D]; CPUID 6/0x5E "
+               "(Skylake-S) [R]; 65 W (i7-6700; 6700K 91 W) [R]"},
+    {.key = "core-hedt-haswell-e", .name = "Intel Core i7 5000 HEDT (Haswell-E, X99)", .vendor = Vendor::Intel,
+     .pcie_gen = 3, .pcie_lanes = 40, .memory_channels = 4, .memory_bw_gbs = 68.3, .root_port_per_x16 = false,
+     .inter_socket = InterSocketKind::None, .inter_socket_links = 0, .inter_socket_link_gbs = 0,
+     .inter_socket_effective_gbs = 0, .p2p_across_sockets = false, .cpuid_family = 6, .cpuid_model = 63,
+     .tdp_w = 140,
+     .source = "40 PCIe 3.0 lanes on the i7-5930K/5960X, 28 on the i7-5820K (set the host bridge's lanes) "
+               "(hardwareluxx MSI X99S SLI Krait test p3: 'Core i7-5930K und der Core i7-5960X mit ihren 40 "
+               "Lanes'); 4 x DDR4-2133 = 68.3 [D]; CPUID 6/0x3F (Haswell-E) [R]; 140 W [R]"},
     {.key = "core-desktop-10", .name = "Intel Core 10th gen (Comet Lake-S)", .vendor = Vendor::Intel,
      .pcie_gen = 3, .pcie_lanes = 16, .memory_channels = 2, .memory_bw_gbs = 46.9, .root_port_per_x16 = false,
      .inter_socket = InterSocketKind::None, .inter_socket_links = 0, .inter_socket_link_gbs = 0,
@@ -252,6 +268,15 @@ constexpr auto kChipsets = std::to_array<ChipsetSpec>({
      .downstream_lanes = 16,
      .source = "hardware.md §4.2 names WRX80 only; uplink Gen4 x8 and 16 Gen4 lanes taken as TRX40 (same "
                "Promontory silicon) [R]"},
+    {.key = "z170", .name = "Intel Z170", .uplink_gen = 3, .uplink_width = 4, .downstream_gen = 3,
+     .downstream_lanes = 20,
+     .source = "AnandTech Skylake review 9483 p5: '26 High Speed IO Lanes (20x PCIe 3.0)'; DMI 3.0 = PCIe 3.0 "
+               "x4 (tomshardware answers 3014974: 'essentially limited to a PCI-E 3.0 x4 connection')"},
+    {.key = "x99", .name = "Intel X99 (Haswell-E / Broadwell-E PCH)", .uplink_gen = 2, .uplink_width = 4,
+     .downstream_gen = 2, .downstream_lanes = 8,
+     .source = "DMI 2.0 x4: '5 GT/s ... 2 GB/s in each direction' (Intel datasheet quoted on pcdvd.com.tw "
+               "1084898608); chipset slots and M.2 fall back to PCIe 2.0 (hardwareluxx MSI X99S SLI Krait "
+               "p3); 8 Gen2 lanes as its X79 predecessor (techpowerup Rampage IV Black p2) [R]"},
     {.key = "z490", .name = "Intel Z490", .uplink_gen = 3, .uplink_width = 4, .downstream_gen = 3,
      .downstream_lanes = 24,
      .source = "hardware.md §5: DMI x4 Gen3 for <= 11th gen; 24 Gen3 downstream lanes [R]"},
