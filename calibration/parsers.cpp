@@ -54,6 +54,29 @@ double number_at(const Lines& l, std::size_t i, const std::string& t, const char
   return *v;
 }
 
+/// A whole number in [0, max] written in `base` (digits a regex already matched, but as long as the
+/// input makes them), or a located error naming `what`.
+long integer_at(const Lines& l, std::size_t i, const std::string& t, long max, const char* what, int base = 10) {
+  long v = 0;
+  const char* end = t.data() + t.size();
+  const auto [p, ec] = std::from_chars(t.data(), end, v, base);
+  if (ec != std::errc() || p != end || v < 0 || v > max)
+    l.fail(i, std::string("expected ") + what + " (0.." + std::to_string(max) + "), got \"" + t + "\"");
+  return v;
+}
+
+/// A CUDA device index: 1,024 is far above any one machine, and rig.gpus holds every index below it.
+constexpr long kMaxDevice = 1023;
+/// Largest size accepted in a tool's table: 2^50 bytes (1 PiB), far above any test, well inside uint64.
+constexpr double kMaxBytes = 1125899906842624.0;
+
+std::uint64_t bytes_at(const Lines& l, std::size_t i, const std::string& t, const char* what) {
+  const double v = number_at(l, i, t, what);
+  if (v > kMaxBytes || std::floor(v) != v)
+    l.fail(i, std::string("expected ") + what + " (whole bytes up to 2^50), got \"" + t + "\"");
+  return static_cast<std::uint64_t>(v);
+}
+
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.rfind(prefix, 0) == 0;
 }
@@ -138,7 +161,7 @@ ParseResult parse_nccl_tests(const std::string& text, const std::string& file, c
     std::smatch r;
     if (std::regex_match(line, r, rank)) {
       const std::string host = r[2];
-      const int device = std::stoi(r[3]);
+      const int device = static_cast<int>(integer_at(l, i, r[3], kMaxDevice, "a CUDA device index"));
       if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
       if (host == hosts.front()) {
         first_host_devices.push_back(device);
@@ -174,14 +197,13 @@ ParseResult parse_nccl_tests(const std::string& text, const std::string& file, c
                     std::to_string(table->line + 1) + ", got " + std::to_string(row.size()) + " (a truncated row?)");
     check_op(l, *table, row, i, op);
     Point p;
-    const double size = number_at(l, i, row[0], "a size in bytes");
-    if (std::floor(size) != size) l.fail(i, "expected a size in bytes, got \"" + row[0] + "\"");
+    const std::uint64_t size = bytes_at(l, i, row[0], "a size in bytes");
     if (size == 0) {  // all_gather, alltoall, ...: a per-rank count that rounds to nothing
       if (!zero_noted) out.notes.push_back("rows of size 0 (nothing moved) were skipped");
       zero_noted = true;
       continue;
     }
-    p.bytes = static_cast<std::uint64_t>(size);
+    p.bytes = size;
     const std::size_t c = table->time;
     if (c + 6 >= row.size()) l.fail(table->line, "the header has no in-place columns after the out-of-place time");
     p.time_us = number_at(l, i, row[c], "a time in microseconds");
@@ -242,11 +264,11 @@ ParseResult parse_p2p_bandwidth_latency(const std::string& text, const std::stri
   for (std::size_t i = 0; i < l.text.size(); ++i) {
     std::smatch d;
     if (!std::regex_match(l.text[i], d, device)) continue;
-    const int index = std::stoi(d[1]);
+    const int index = static_cast<int>(integer_at(l, i, d[1], kMaxDevice, "a CUDA device index"));
     ensure_gpu(m.rig, index);
     char bus[32];
-    std::snprintf(bus, sizeof bus, "%04x:%02x:%02x.0", std::stoi(d[5], nullptr, 16), std::stoi(d[3], nullptr, 16),
-                  std::stoi(d[4], nullptr, 16));
+    std::snprintf(bus, sizeof bus, "%04lx:%02lx:%02lx.0", integer_at(l, i, d[5], 0xffff, "a PCI domain (hex)", 16),
+                  integer_at(l, i, d[3], 0xff, "a PCI bus (hex)", 16), integer_at(l, i, d[4], 0xff, "a PCI device (hex)", 16));
     m.rig.gpus[static_cast<std::size_t>(index)].name = d[2];
     m.rig.gpus[static_cast<std::size_t>(index)].bus_id = bus;
   }
@@ -318,7 +340,7 @@ ParseResult parse_bandwidth_test(const std::string& text, const std::string& fil
   for (std::size_t i = 0; i < l.text.size(); ++i) {
     std::smatch d;
     if (std::regex_match(l.text[i], d, device)) {
-      gpu = std::stoi(d[1]);
+      gpu = static_cast<int>(integer_at(l, i, d[1], kMaxDevice, "a CUDA device index"));
       ensure_gpu(m.rig, gpu);
       m.rig.gpus[static_cast<std::size_t>(gpu)].name = d[2];
       continue;
@@ -326,7 +348,7 @@ ParseResult parse_bandwidth_test(const std::string& text, const std::string& fil
     std::smatch t;
     if (!std::regex_match(l.text[i], t, table)) continue;
     const std::string kind = t[1];
-    if (std::stoi(t[2]) != 1) {
+    if (integer_at(l, i, t[2], kMaxDevice + 1, "a number of devices") != 1) {
       out.notes.push_back("line " + std::to_string(i + 1) + ": " + kind + " over " + t[2].str() +
                           " devices at once (a sum) is not imported");
       continue;
@@ -353,9 +375,9 @@ ParseResult parse_bandwidth_test(const std::string& text, const std::string& fil
       if (row.size() != 2) l.fail(at, "expected \"SIZE  BANDWIDTH\", got \"" + trim(l.text[at]) + "\"");
       Point p;
       p.src = gpu;
-      const double bytes = number_at(l, at, row[0], "a transfer size in bytes");
+      const std::uint64_t bytes = bytes_at(l, at, row[0], "a transfer size in bytes");
       if (bytes < 1) l.fail(at, "a transfer size of 0 bytes");
-      p.bytes = static_cast<std::uint64_t>(bytes);
+      p.bytes = bytes;
       p.gbps = number_at(l, at, row[1], "a bandwidth") / (mbps ? 1000.0 : 1.0);
       if (p.gbps <= 0) l.fail(at, "a bandwidth of 0");
       s.points.push_back(p);
@@ -396,17 +418,18 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
         bytes = (major == 0 && minor <= 6 ? 64ull : 512ull) << 20;
     }
     if (std::regex_match(line, g, device)) {
-      const int d = std::stoi(g[1]);
+      const int d = static_cast<int>(integer_at(l, i, g[1], kMaxDevice, "a CUDA device index"));
       ensure_gpu(m.rig, d);
       m.rig.gpus[static_cast<std::size_t>(d)].name = g[2];
     }
     if (std::regex_search(line, g, driver) && line.find("CUDA") == std::string::npos) m.rig.driver = g[1];
     if (std::regex_search(line, g, runtime)) {
-      const int v = std::stoi(g[1]);
+      const long v = integer_at(l, i, g[1], 999999, "a CUDA runtime version");
       m.rig.cuda = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
     }
     if (std::regex_search(line, g, buffer) && line.find("Running") == std::string::npos)
-      bytes = std::stoull(g[1]) << (g[2] == "bytes" ? 0 : 20);
+      bytes = static_cast<std::uint64_t>(integer_at(l, i, g[1], g[2] == "bytes" ? 1l << 40 : 1l << 20, "a buffer size"))
+              << (g[2] == "bytes" ? 0 : 20);
     if (!std::regex_match(line, g, running)) continue;
     if (bytes == 0) {
       bytes = 512ull << 20;
