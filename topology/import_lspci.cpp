@@ -58,7 +58,8 @@ class Parser {
   void line(const std::string& l, int number) {
     std::size_t i = 0;
     while (i < l.size()) {
-      if (l[i] == '[' && i + 9 < l.size() + 1 && l.compare(i + 5, 1, ":") == 0 && l.find(']', i) == i + 8) {
+      if (l[i] == '[' && i + 9 < l.size() + 1 && l.compare(i + 5, 1, ":") == 0 && l.find(']', i) == i + 8 &&
+          hex2(l, i + 1) && hex2(l, i + 3) && hex2(l, i + 6)) {  // "[dddd:bb]", all hex
         add(Node::Root, i, l, number, i + 9);
         i += 9;
         continue;

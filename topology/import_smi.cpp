@@ -46,12 +46,12 @@ std::vector<std::string> split(const std::string& line) {
 }
 
 bool is_device_name(const std::string& t) {
-  static const std::regex re("(GPU|NIC)[0-9]+");
+  static const std::regex re("(GPU|NIC)[0-9]{1,4}");  // short enough for std::stoi
   return std::regex_match(t, re);
 }
 
 bool is_relation(const std::string& t) {
-  static const std::regex re("X|PIX|PXB|PHB|NODE|SYS|SOC|NV[0-9]+");
+  static const std::regex re("X|PIX|PXB|PHB|NODE|SYS|SOC|NV[0-9]{1,3}");  // NV18 on H100
   return std::regex_match(t, re);
 }
 
