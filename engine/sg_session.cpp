@@ -1,6 +1,6 @@
-// The only part of rigsim_sim that talks to SimGrid's S4U API: engine configuration, the platform zone
-// (only the hosts, links and routes a run uses) and one actor per transfer, started when its
-// dependencies are done.
+// The only part of rigsim_sim that talks to SimGrid's S4U API: engine configuration, the platform (only
+// the links and routes a run uses, in small zones) and a pool of worker actors, one per transfer in
+// flight, each started on a transfer when its dependencies are done.
 #include "engine/sg_session.hpp"
 
 #include <algorithm>
