@@ -60,7 +60,11 @@ int wait_for(pid_t pid) {
   return status;
 }
 
+std::size_t g_running = 0;  // the parent's count; a child sees it as it was at its fork
+
 }  // namespace
+
+std::size_t running_children() { return g_running; }
 
 Isolated start_isolated(const std::function<std::string()>& body) {
   int fds[2];
@@ -68,8 +72,10 @@ Isolated start_isolated(const std::function<std::string()>& body) {
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
+  ++g_running;
   const pid_t pid = ::fork();
   if (pid < 0) {
+    --g_running;
     ::close(fds[0]);
     ::close(fds[1]);
     throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -83,6 +89,9 @@ Isolated start_isolated(const std::function<std::string()>& body) {
 }
 
 std::string finish_isolated(Isolated c) {
+  struct Done {
+    ~Done() { --g_running; }
+  } done;
   // A child blocked writing a long answer waits for this read; one that finished first waits in the
   // pipe's buffer: children finished in any order cannot deadlock.
   std::string answer = read_all(c.fd);

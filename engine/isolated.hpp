@@ -3,6 +3,7 @@
 // every run a fresh engine at time 0 while the parent never initialises SimGrid at all.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -20,6 +21,9 @@ struct Isolated {
   int fd = -1;
 };
 Isolated start_isolated(const std::function<std::string()>& body);
+/// Children started and not yet finished, this one included when asked from inside a child (set
+/// before the fork): side-by-side runs share the machine's memory.
+std::size_t running_children();
 std::string finish_isolated(Isolated child);
 
 }  // namespace rigsim::engine::detail

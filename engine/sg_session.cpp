@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "common/input.hpp"
+#include "engine/isolated.hpp"
 
 namespace rigsim::engine::detail {
 namespace {
@@ -204,7 +205,7 @@ class Runner {
 
   /// How many worker actors this process can hold. Each costs its stack and SimGrid's context (about
   /// kStackKiB + 4 KiB): rigsim stops with a message (simulate's error) before they take more than half of
-  /// the memory the system has available, instead of being killed by the kernel. Under ASan each actor is
+  /// the memory the system has available (split between runs going side by side), instead of being killed by the kernel. Under ASan each actor is
   /// a thread, whose stack is a memory mapping: there vm.max_map_count is the limit (SimGrid aborts
   /// past it: "exceeding the amount of mappings allowed per process").
   static std::size_t max_actors() {
@@ -229,7 +230,9 @@ class Runner {
         if (std::sscanf(line, "MemAvailable: %lu kB", &available_kib) == 1) break;
       std::fclose(f);
     }
-    return std::max<std::size_t>(1024, available_kib / 2 / (stack_kib() + 4));
+    // Runs side by side (bench -j) share it.
+    const std::size_t shares = std::max<std::size_t>(1, running_children());
+    return std::max<std::size_t>(1024, available_kib / 2 / shares / (stack_kib() + 4));
 #endif
   }
 };
