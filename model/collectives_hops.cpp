@@ -40,7 +40,7 @@ Seconds step_delay(const calibration::CostModel& cost, const Connection& hop, bo
   return {effective_step(cost, hop, intra_nvlink).value - hop.setup.value};
 }
 
-Seconds steady_delay(const calibration::CostModel& cost, const CollectivePlan& plan, const Connection& hop) {
+Seconds steady_delay(const calibration::CostModel& /*cost*/, const CollectivePlan& plan, const Connection& hop) {
   if (plan.protocol != Protocol::Simple && plan.algorithm != Algorithm::Tree) return plan.latency;
   return {std::max(0.0, plan.latency.value - hop.setup.value)};
 }
