@@ -23,13 +23,6 @@ using model::Crossing;
 using model::PlatformLink;
 using Endpoints = std::pair<sg4::Host*, sg4::Host*>;
 
-/// SimGrid's default network model (LV08) is tuned for TCP on wide-area networks: bandwidth factor
-/// 0.97, latency factor 13.01, a window bound of TCP-gamma / (2 x latency) per flow and 5 % reverse
-/// cross-traffic. None of it applies to DMA over PCIe or NVLink, and the gamma bound would cap a flow on
-/// a 10 us route at 4 MiB / 20 us = 210 GB/s (below NVSwitch rates). CM02 is the plain max-min model
-/// (a flow alone takes latency + bytes / bandwidth, with factors 1); cross-traffic is off because
-/// split-duplex links already give each direction its own capacity; TCP-gamma 0 disables the bound.
-/// Efficiencies live in the CostModel instead. See docs/DECISIONS.md.
 /// KiB of stack per actor. Every actor's deepest call is a simcall (put, get, sleep, a semaphore) and
 /// the unwinding when it is killed at the end: the whole test suite runs with 8 KiB stacks behind a
 /// guard page and fails at 4 KiB (tests/cli/stack_margin.sh keeps the 8 KiB run), so 16 KiB leaves
@@ -47,6 +40,13 @@ std::size_t stack_kib() {
   return kStackKiB;
 }
 
+/// SimGrid's default network model (LV08) is tuned for TCP on wide-area networks: bandwidth factor
+/// 0.97, latency factor 13.01, a window bound of TCP-gamma / (2 x latency) per flow and 5 % reverse
+/// cross-traffic. None of it applies to DMA over PCIe or NVLink, and the gamma bound would cap a flow on
+/// a 10 us route at 4 MiB / 20 us = 210 GB/s (below NVSwitch rates). CM02 is the plain max-min model
+/// (a flow alone takes latency + bytes / bandwidth, with factors 1); cross-traffic is off because
+/// split-duplex links already give each direction its own capacity; TCP-gamma 0 disables the bound.
+/// Efficiencies live in the CostModel instead. See docs/DECISIONS.md.
 sg4::Engine* make_engine() {
   const bool guarded = std::getenv("RIGSIM_STACK_KIB") != nullptr;
   static std::vector<std::string> args;
