@@ -6,6 +6,7 @@
 #include "app/cli.hpp"
 #include "common/input.hpp"
 #include "common/output.hpp"
+#include "topology/catalog.hpp"
 
 namespace rigsim::app {
 
@@ -33,6 +34,12 @@ int main(int argc, char** argv) {
   CLI::App app{"rigsim: simulate a multi-GPU server before you buy or build it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rigsim 0.1.0");
+  app.fallthrough();  // options of the app (--catalog) may follow the sub-command too
+  std::vector<std::string> catalogs;
+  app.add_option("--catalog", catalogs,
+                 "A catalog file of your own parts (the schema of catalog/*.json, `like` an existing part "
+                 "to give only what differs); repeatable")
+      ->type_name("FILE");
   rigsim::app::Action action;
   rigsim::app::add_topo(app, action);
   rigsim::app::add_catalog(app, action);
@@ -52,6 +59,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
+    for (const std::string& path : catalogs)
+      for (const std::string& note : rigsim::topology::load_catalog_file(path)) std::cerr << "rigsim: note: " << note << "\n";
     return action();
   } catch (const rigsim::InputError& e) {
     std::cerr << "rigsim: error: " << e.what() << "\n";

@@ -2,8 +2,35 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <optional>
 
 namespace rigsim {
+namespace {
+
+/// The family of a key: everything before its first digit ("z" of "z170", "rtx-" of "rtx-5090",
+/// "epyc-" of "epyc-9005"), and the number that starts there.
+struct Family {
+  std::string_view prefix;
+  std::optional<long> number;
+};
+
+Family family_of(std::string_view key) {
+  const std::size_t digit = key.find_first_of("0123456789");
+  if (digit == std::string_view::npos) return {key, std::nullopt};
+  long n = 0;
+  for (std::size_t i = digit; i < key.size() && std::isdigit(static_cast<unsigned char>(key[i])) && n < 1000000; ++i)
+    n = n * 10 + (key[i] - '0');
+  return {key.substr(0, digit), n};
+}
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string list;
+  for (const auto& c : items) list += (list.empty() ? "\"" : ", \"") + c + "\"";
+  return items.size() == 1 ? list : "one of " + list;
+}
+
+}  // namespace
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -45,13 +72,25 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
     if (c.size() > word.size() && !word.empty() && c.compare(0, word.size(), word) == 0) shortest = std::min(shortest, c.size());
   for (const auto& c : candidates)
     if (c.size() == shortest && c.compare(0, word.size(), word) == 0) longer.push_back(c);
-  if (!longer.empty() && longer.size() <= 4) {
-    std::string list;
-    for (const auto& c : longer) list += (list.empty() ? "\"" : ", \"") + c + "\"";
-    return " (did you mean " + (longer.size() == 1 ? list : "one of " + list) + "?)";
+  if (!longer.empty() && longer.size() <= 4) return " (did you mean " + quoted_list(longer) + "?)";
+  // Then by meaning: a model number names a place in a family ("z270" among Intel's Z chipsets,
+  // "rtx-5060" among the RTX cards), so the family's nearest numbers, after the nearest spelling.
+  std::vector<std::string> picks;
+  if (std::string best = closest_match(word, candidates); !best.empty()) picks.push_back(std::move(best));
+  const Family mine = family_of(word);
+  if (mine.number && !mine.prefix.empty()) {
+    std::vector<std::pair<long, std::string>> kin;
+    for (const auto& c : candidates) {
+      const Family theirs = family_of(c);
+      if (theirs.prefix == mine.prefix && theirs.number) kin.emplace_back(std::labs(*theirs.number - *mine.number), c);
+    }
+    std::stable_sort(kin.begin(), kin.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [distance, c] : kin) {
+      if (picks.size() >= 4) break;
+      if (std::find(picks.begin(), picks.end(), c) == picks.end()) picks.push_back(c);
+    }
   }
-  const std::string best = closest_match(word, candidates);
-  return best.empty() ? std::string() : " (did you mean \"" + best + "\"?)";
+  return picks.empty() ? std::string() : " (did you mean " + quoted_list(picks) + "?)";
 }
 
 }  // namespace rigsim

@@ -1,5 +1,5 @@
-// `rigsim catalog` reports: every catalog table as JSON (every value with its source) and as a text
-// table (the values without their sources).
+// `rigsim catalog` reports: every catalog table as JSON (every value with its source, the schema of
+// catalog/*.json) and as a text table (the values without their sources).
 #include "report/catalog.hpp"
 
 #include "common/input.hpp"
@@ -17,95 +17,6 @@ namespace {
 using nlohmann::json;
 using namespace rigsim::topology;
 
-json gpus_json() {
-  json out = json::array();
-  for (const auto& g : gpu_catalog())
-    out.push_back({{"key", g.key},
-                   {"name", g.name},
-                   {"vendor", to_string(g.vendor)},
-                   {"geforce", g.geforce},
-                   {"memory_gb", g.memory_gb},
-                   {"memory_bw_gbs", g.memory_bw_gbs},
-                   {"fp16_fp32acc_tflops", g.fp16_fp32acc_tflops},
-                   {"fp16_fp16acc_tflops", g.fp16_fp16acc_tflops},
-                   {"fp32_tflops", g.fp32_tflops},
-                   {"pcie_gen", g.pcie_gen},
-                   {"pcie_width", g.pcie_width},
-                   {"nvlink_gen", g.nvlink_gen},
-                   {"nvlink_links", g.nvlink_links},
-                   {"nvlink_link_gbs", g.nvlink_link_gbs},
-                   {"nvlink_bridge", g.nvlink_bridge},
-                   {"p2p_stock", g.p2p_stock},
-                   {"p2p_patchable", g.p2p_patchable},
-                   {"sm", g.sm},
-                   {"tdp_w", g.tdp_w},
-                   {"used_price_usd", g.used_price_usd},
-                   {"source", g.source}});
-  return out;
-}
-
-json cpus_json() {
-  json out = json::array();
-  for (const auto& c : cpu_catalog())
-    out.push_back({{"key", c.key},
-                   {"name", c.name},
-                   {"vendor", to_string(c.vendor)},
-                   {"pcie_gen", c.pcie_gen},
-                   {"pcie_lanes", c.pcie_lanes},
-                   {"memory_channels", c.memory_channels},
-                   {"memory_bw_gbs", c.memory_bw_gbs},
-                   {"root_port_per_x16", c.root_port_per_x16},
-                   {"inter_socket", to_string(c.inter_socket)},
-                   {"inter_socket_links", c.inter_socket_links},
-                   {"inter_socket_link_gbs", c.inter_socket_link_gbs},
-                   {"inter_socket_effective_gbs", c.inter_socket_effective_gbs},
-                   {"p2p_across_sockets", c.p2p_across_sockets},
-                   {"tdp_w", c.tdp_w},
-                   {"source", c.source}});
-  return out;
-}
-
-json others_json(const std::string& kind) {
-  json out = json::array();
-  if (kind == "chipsets")
-    for (const auto& c : chipset_catalog())
-      out.push_back({{"key", c.key},
-                     {"name", c.name},
-                     {"uplink_gen", c.uplink_gen},
-                     {"uplink_width", c.uplink_width},
-                     {"downstream_gen", c.downstream_gen},
-                     {"downstream_lanes", c.downstream_lanes},
-                     {"source", c.source}});
-  if (kind == "switches")
-    for (const auto& s : switch_catalog())
-      out.push_back({{"key", s.key},
-                     {"name", s.name},
-                     {"gen", s.gen},
-                     {"lanes", s.lanes},
-                     {"latency_ns", s.latency_ns},
-                     {"p2p", s.p2p},
-                     {"source", s.source}});
-  if (kind == "nics")
-    for (const auto& n : nic_catalog())
-      out.push_back({{"key", n.key},
-                     {"name", n.name},
-                     {"speed_gbps", n.speed_gbps},
-                     {"ports", n.ports},
-                     {"pcie_gen", n.pcie_gen},
-                     {"pcie_width", n.pcie_width},
-                     {"gpudirect_rdma", n.gpudirect_rdma},
-                     {"source", n.source}});
-  if (kind == "nvswitches")
-    for (const auto& s : nvswitch_catalog())
-      out.push_back({{"key", s.key},
-                     {"name", s.name},
-                     {"nvlink_gen", s.nvlink_gen},
-                     {"ports", s.ports},
-                     {"link_gbs", s.link_gbs},
-                     {"source", s.source}});
-  return out;
-}
-
 /// One cell of the text table: numbers with at most two decimals, booleans as yes/no.
 std::string cell(const json& v) {
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
@@ -121,14 +32,11 @@ std::string cell(const json& v) {
 }  // namespace
 
 const std::vector<std::string>& catalog_kinds() {
-  static const std::vector<std::string> kinds{"gpus", "cpus", "chipsets", "switches", "nics", "nvswitches"};
-  return kinds;
+  return part_kinds();
 }
 
 nlohmann::json catalog_json(const std::string& kind) {
-  if (kind == "gpus") return gpus_json();
-  if (kind == "cpus") return cpus_json();
-  return others_json(kind);
+  return parts_json(kind);
 }
 
 std::string catalog_text(const std::string& kind) {
@@ -162,6 +70,7 @@ nlohmann::json catalog_entry(const std::string& key) {
       if (e.at("key") == key) {
         json out = e;
         out["kind"] = kind;
+        out["origin"] = part_origin(kind, key);
         return out;
       }
   return nullptr;
@@ -179,8 +88,10 @@ std::string catalog_show(const std::string& key) {
   out << e.at("key").get<std::string>() << " (" << e.at("kind").get<std::string>() << "): " << e.at("name").get<std::string>()
       << "\n";
   for (const auto& [k, v] : e.items())
-    if (k != "key" && k != "name" && k != "kind" && k != "source") out << "  " << k << ": " << cell(v) << "\n";
+    if (k != "key" && k != "name" && k != "kind" && k != "source" && k != "origin")
+      out << "  " << k << ": " << cell(v) << "\n";
   out << "Source: " << e.at("source").get<std::string>() << "\n";
+  out << "Declared: " << e.at("origin").get<std::string>() << "\n";
   return out.str();
 }
 

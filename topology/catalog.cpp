@@ -1,5 +1,5 @@
-// Catalog look-ups and the PCIe generation table. The tables themselves live in catalog_gpus.cpp and
-// catalog_platform.cpp.
+// The PCIe generation table and the catalog's names for its enumerations. The parts themselves are
+// data (catalog/*.json), read by catalog_parts.cpp.
 #include "topology/catalog.hpp"
 
 #include <algorithm>
@@ -34,43 +34,10 @@ constexpr auto kPcieGenerations = std::to_array<PcieGenSpec>({
 
 constexpr int kMaxPcieWidth = 32;  // the widest link the PCIe spec defines
 
-template <typename Spec>
-const Spec* find_by_key(std::span<const Spec> table, std::string_view key) {
-  const auto it = std::ranges::find(table, key, &Spec::key);
-  return it == table.end() ? nullptr : &*it;
-}
-
-template <typename Spec>
-std::vector<std::string> keys_of(std::span<const Spec> table) {
-  std::vector<std::string> keys;
-  keys.reserve(table.size());
-  for (const Spec& spec : table) keys.emplace_back(spec.key);
-  return keys;
-}
-
 }  // namespace
 
 std::span<const PcieGenSpec> pcie_generations() {
   return kPcieGenerations;
-}
-
-const GpuSpec* find_gpu(std::string_view key) {
-  return find_by_key(gpu_catalog(), key);
-}
-const CpuSpec* find_cpu(std::string_view key) {
-  return find_by_key(cpu_catalog(), key);
-}
-const ChipsetSpec* find_chipset(std::string_view key) {
-  return find_by_key(chipset_catalog(), key);
-}
-const SwitchSpec* find_switch(std::string_view key) {
-  return find_by_key(switch_catalog(), key);
-}
-const NicSpec* find_nic(std::string_view key) {
-  return find_by_key(nic_catalog(), key);
-}
-const NvSwitchSpec* find_nvswitch(std::string_view key) {
-  return find_by_key(nvswitch_catalog(), key);
 }
 
 const PcieGenSpec& pcie_gen(int gen) {
@@ -79,25 +46,6 @@ const PcieGenSpec& pcie_gen(int gen) {
                             std::to_string(kPcieGenerations.size()));
   }
   return kPcieGenerations[static_cast<std::size_t>(gen - 1)];
-}
-
-std::vector<std::string> gpu_keys() {
-  return keys_of(gpu_catalog());
-}
-std::vector<std::string> cpu_keys() {
-  return keys_of(cpu_catalog());
-}
-std::vector<std::string> chipset_keys() {
-  return keys_of(chipset_catalog());
-}
-std::vector<std::string> switch_keys() {
-  return keys_of(switch_catalog());
-}
-std::vector<std::string> nic_keys() {
-  return keys_of(nic_catalog());
-}
-std::vector<std::string> nvswitch_keys() {
-  return keys_of(nvswitch_catalog());
 }
 
 double pcie_link_gbs(int gen, int width) {

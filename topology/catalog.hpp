@@ -1,11 +1,20 @@
 // Catalogs of real hardware: GPUs, CPU families, chipsets, PCIe switches, NICs and NVSwitch
-// generations. Every number carries its source (datasheet, whitepaper, measurement) in `source`;
-// `../shared/reference/hardware.md` is where the sources were gathered. Values that could not be
-// confirmed say so in `source` ("[R]": recalled, unconfirmed; "[D]": derived by the stated arithmetic).
+// generations. The parts are data: catalog/*.json in the repository, embedded in the executable at
+// build time and read (strictly, like a layout) at the first look-up. Users add parts without a
+// rebuild: `rigsim --catalog FILE` and a layout's "parts" section (add_catalog_parts), in the same
+// schema; a declared part may start from a known one ("like") and give only what differs.
+//
+// Every number carries its source (datasheet, whitepaper, measurement) in `source`;
+// `../shared/reference/hardware.md` is where the built-in sources were gathered. Values that could not
+// be confirmed say so in `source` ("[R]": recalled, unconfirmed; "[D]": derived by the stated
+// arithmetic).
 //
 // Keys are lowercase, hyphenated, and are what layout files use in their "model" fields.
 #pragma once
 
+#include <boost/iterator/indirect_iterator.hpp>
+#include <boost/range/iterator_range.hpp>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -122,12 +131,18 @@ struct PcieGenSpec {
   std::string_view source;
 };
 
-std::span<const GpuSpec> gpu_catalog();
-std::span<const CpuSpec> cpu_catalog();
-std::span<const ChipsetSpec> chipset_catalog();
-std::span<const SwitchSpec> switch_catalog();
-std::span<const NicSpec> nic_catalog();
-std::span<const NvSwitchSpec> nvswitch_catalog();
+/// The parts of one kind in catalog order (built-in parts in file order, then user parts; a user part
+/// that shadows a built-in one takes its place). Iterates as `const Spec&`. Parts never move: a
+/// pointer from find_*() stays valid, with its values, for the life of the process.
+template <typename Spec>
+using PartList = boost::iterator_range<boost::indirect_iterator<typename std::vector<const Spec*>::const_iterator>>;
+
+PartList<GpuSpec> gpu_catalog();
+PartList<CpuSpec> cpu_catalog();
+PartList<ChipsetSpec> chipset_catalog();
+PartList<SwitchSpec> switch_catalog();
+PartList<NicSpec> nic_catalog();
+PartList<NvSwitchSpec> nvswitch_catalog();
 std::span<const PcieGenSpec> pcie_generations();
 
 /// Look-ups by key; nullptr when the key is unknown.
@@ -147,6 +162,26 @@ std::vector<std::string> chipset_keys();
 std::vector<std::string> switch_keys();
 std::vector<std::string> nic_keys();
 std::vector<std::string> nvswitch_keys();
+
+/// The kinds of part, as catalog files and `rigsim catalog` name them: "gpus", "cpus", "chipsets",
+/// "switches", "nics", "nvswitches".
+const std::vector<std::string>& part_kinds();
+/// Every part of one kind with every value and its source, in the catalog file schema.
+nlohmann::json parts_json(const std::string& kind);
+/// Where the part `key` of `kind` was declared: "built-in", or the user's file (and pointer); "" when
+/// no such part.
+std::string part_origin(const std::string& kind, std::string_view key);
+
+/// Adds the parts of a catalog document: an object whose keys are part kinds, each an array of parts
+/// in the built-in schema. A part with "like": KEY starts from that part (declared earlier in the same
+/// document, by the user, or built in) and gives only what differs; "key", "name" and "source" are
+/// always its own. Validated strictly (unknown keys, types, ranges, consistency) with errors located
+/// in `file` under `pointer`. Returns one note per part that shadows a built-in part or replaces a
+/// user part declared elsewhere with other values; re-declaring a part with the same values is silent.
+std::vector<std::string> add_catalog_parts(const nlohmann::json& doc, const std::string& file,
+                                           const std::string& pointer);
+/// add_catalog_parts of a whole file (`rigsim --catalog FILE`).
+std::vector<std::string> load_catalog_file(const std::string& path);
 
 /// Per-direction wire bandwidth of a PCIe link, GB/s: width x per-lane rate of the generation.
 double pcie_link_gbs(int gen, int width);

@@ -1,6 +1,7 @@
 #include "topology/layout_json.hpp"
 
 #include "common/input.hpp"
+#include "topology/catalog.hpp"
 #include "topology/build.hpp"
 
 namespace rigsim::topology {
@@ -193,6 +194,12 @@ LayoutSpec parse_layout(const json& doc, const std::string& file) {
     ObjectReader d(*driver, file, "/driver");
     spec.p2p_patched_driver = d.optional_bool("p2p_patched").value_or(false);
     d.finish();
+  }
+  // Parts first: the models below may name them. Shadowing a built-in part is reported with the
+  // layout's warnings.
+  if (const json* parts = top.optional_object("parts")) {
+    for (std::string& note : add_catalog_parts(*parts, file, "/parts")) spec.import_warnings.push_back(std::move(note));
+    spec.parts = *parts;
   }
   read_cpus(top, spec);
   read_pcie_tree(top, spec);

@@ -5,6 +5,8 @@
 // validation errors can point at it.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -123,6 +125,9 @@ struct LayoutSpec {
   double price_usd = 0;             // what the whole box costs, USD (0: not declared)
   std::string price_source;         // where that price comes from (a listing, a quote, a date)
   bool p2p_patched_driver = false;  // tinygrad-style patched driver enables GeForce PCIe P2P
+  /// The layout's own parts ("parts": the catalog schema), as written; already added to the catalog
+  /// when the layout was read. Null when the layout declares none.
+  nlohmann::json parts;
   std::vector<CpuEntry> cpus;
   std::vector<HostBridgeEntry> host_bridges;
   std::vector<ChipsetEntry> chipsets;

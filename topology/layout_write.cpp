@@ -123,6 +123,7 @@ json layout_to_json(const LayoutSpec& s) {
     doc["price_source"] = s.price_source;
   }
   if (s.p2p_patched_driver) doc["driver"] = {{"p2p_patched", true}};
+  if (!s.parts.is_null()) doc["parts"] = s.parts;
   doc["cpus"] = cpus(s);
   if (!s.inter_socket.empty()) {
     json links = json::array();

@@ -99,5 +99,14 @@ expect_error "expected a part's key" catalog show
 out=$(timeout 60 "$rigsim" catalog show rtx-4090 2>&1)
 if grep -q "^Source: " <<<"$out" && grep -q "memory_bw_gbs: 1008" <<<"$out"; then passed=$((passed + 1)); else
   echo "FAIL: catalog show rtx-4090 lacks its values or source"; failed=$((failed + 1)); fi
+
+# User parts: a catalog file (`--catalog`, before or after the sub-command), checked like a layout.
+printf '{"gpus": [{"key": "my-4090-48gb", "like": "rtx-4090", "name": "RTX 4090 48GB", "memory_gb": 48, "source": "my card"}]}' >"$tmp/parts.json"
+printf '{"gpus": [{"key": "my-4090-48gb", "like": "rtx-4090", "name": "RTX 4090 48GB", "memory_gb": 48000, "source": "my card"}]}' >"$tmp/parts_mb.json"
+expect_error "parts_mb.json: /gpus/0/memory_gb: expected a value from 0.5 to 2048" --catalog "$tmp/parts_mb.json" catalog
+expect_error "does-not-exist.json" catalog --catalog "$tmp/does-not-exist.json"
+out=$(timeout 60 "$rigsim" catalog show my-4090-48gb --catalog "$tmp/parts.json" 2>&1)
+if grep -q "memory_gb: 48$" <<<"$out" && grep -q "^Declared: .*parts.json /gpus/0" <<<"$out"; then passed=$((passed + 1)); else
+  echo "FAIL: a --catalog part is not listed with its values and origin:"; echo "$out" | head -5; failed=$((failed + 1)); fi
 echo "bad input: $passed passed, $failed failed"
 [ $failed -eq 0 ]

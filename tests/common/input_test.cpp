@@ -72,9 +72,22 @@ TEST(Suggest, ClosestMatchFindsTyposButNotStrangers) {
   EXPECT_EQ(did_you_mean("rtx-3060", {"rtx-3090", "rtx-3060-12gb"}), " (did you mean \"rtx-3060-12gb\"?)");
   EXPECT_EQ(did_you_mean("a100-sxm4", {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5"}),
             " (did you mean one of \"a100-sxm4-40gb\", \"a100-sxm4-80gb\"?)");
-  EXPECT_EQ(did_you_mean("rtx-3900", {"rtx-3090", "rtx-4090"}), " (did you mean \"rtx-3090\"?)");
+  // The nearest spelling first, then the family's nearest model numbers.
+  EXPECT_EQ(did_you_mean("rtx-3900", {"rtx-3090", "rtx-4090"}), " (did you mean one of \"rtx-3090\", \"rtx-4090\"?)");
   EXPECT_EQ(did_you_mean("llama-2-7", {"llama-2-70b", "llama-2-7b"}), " (did you mean \"llama-2-7b\"?)");
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(Suggest, AModelNumberSuggestsItsFamilyByNearestNumber) {
+  // "z270" is no typo of anything: it is an Intel Z chipset between the Z170 and the Z370.
+  const std::vector<std::string> chipsets{"x570", "b550", "z170", "z490", "z370", "x99", "trx40", "c612"};
+  EXPECT_EQ(did_you_mean("z270", chipsets), " (did you mean one of \"z170\", \"z370\", \"z490\"?)");
+  // The nearest spelling, then "rtx-" cards by distance from 5060 (the family ends at the first digit:
+  // never a "gtx-" card).
+  const std::vector<std::string> gpus{"gtx-1080-ti", "rtx-3090", "rtx-4090", "rtx-5090", "rtx-5070-ti", "h100-sxm5"};
+  EXPECT_EQ(did_you_mean("rtx-5060", gpus), " (did you mean one of \"rtx-5090\", \"rtx-5070-ti\", \"rtx-4090\", \"rtx-3090\"?)");
+  // No number, no family: nothing but spelling.
+  EXPECT_EQ(did_you_mean("banana", gpus), "");
 }
 
 }  // namespace

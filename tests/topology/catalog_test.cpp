@@ -25,8 +25,9 @@ bool is_lowercase_hyphenated(std::string_view key) {
   return true;
 }
 
-template <typename Spec>
-void expect_well_formed_keys_and_sources(std::span<const Spec> table, const std::string& catalog) {
+template <typename List>
+void expect_well_formed_keys_and_sources(const List& table, const std::string& catalog) {
+  using Spec = std::remove_cvref_t<decltype(*table.begin())>;
   ASSERT_FALSE(table.empty()) << catalog;
   std::set<std::string_view> seen;
   for (const Spec& spec : table) {
@@ -37,8 +38,8 @@ void expect_well_formed_keys_and_sources(std::span<const Spec> table, const std:
   }
 }
 
-template <typename Spec>
-void expect_keys_listed_in_order(std::span<const Spec> table, const std::vector<std::string>& keys) {
+template <typename List>
+void expect_keys_listed_in_order(const List& table, const std::vector<std::string>& keys) {
   ASSERT_EQ(keys.size(), table.size());
   for (std::size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(keys[i], table[i].key);
 }

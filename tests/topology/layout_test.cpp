@@ -40,7 +40,7 @@ TEST(LayoutValidation, UnknownKeyIsRejectedWithSuggestion) {
 
 TEST(LayoutValidation, UnknownModelIsRejectedWithSuggestion) {
   expect_rejected(desktop(R"({"id": "g0", "model": "rtx-3900", "slot": "s1"})"), "/gpus/0/model",
-                  "did you mean \"rtx-3090\"");
+                  "did you mean one of \"rtx-3090\"");
 }
 
 TEST(LayoutValidation, MissingRequiredKeyIsNamed) {
