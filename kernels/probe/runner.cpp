@@ -225,12 +225,15 @@ void Runner::gemm(calibration::Measurements& m) {
     Series s = series(Test::Gemm, "cuBLAS GEMM, " + dtype + " inputs, FP32 accumulate");
     s.dtype = dtype;
     for (int g = 0; g < static_cast<int>(gpus_.size()); ++g)
-      for (const auto& [mm, nn, kk] : plan_.gemm_shapes) {
+      for (const auto& gemm_shape : plan_.gemm_shapes) {
+        // Plain copies for the lambda below: clang before 16 cannot capture structured bindings.
+        const auto [mm, nn, kk] = gemm_shape;
+        const auto m = mm, n = nn, k = kk;
         const std::string shape = std::to_string(mm) + "x" + std::to_string(nn) + "x" + std::to_string(kk);
         step(dtype + " GEMM " + shape + " on GPU " + std::to_string(g));
         Summary t;
         try {
-          t = repeat([&] { return backend_.gemm(g, dtype, mm, nn, kk, 10); }, plan_.reps);
+          t = repeat([&] { return backend_.gemm(g, dtype, m, n, k, 10); }, plan_.reps);
         } catch (const Unsupported& e) {
           progress_ << "rigsim-probe:   skipped: " << e.what() << std::endl;
           break;

@@ -222,7 +222,16 @@ TEST(ProbeDiscover, CatalogKeysFromNames) {
       {"Tesla P40", "tesla-p40"},
       {"NVIDIA L40S", "l40s"},
       {"NVIDIA H100 80GB HBM3", std::nullopt},  // SXM or PCIe: the name does not say
-      {"NVIDIA B200", std::nullopt},
+      {"NVIDIA B200", "b200"},
+      {"NVIDIA GeForce RTX 5080", "rtx-5080"},
+      {"NVIDIA GeForce RTX 4080 SUPER", "rtx-4080-super"},
+      {"NVIDIA GeForce RTX 4080", "rtx-4080"},
+      {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "rtx-pro-6000-blackwell"},
+      {"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "rtx-pro-6000-blackwell-max-q"},
+      {"NVIDIA L40", "l40"},
+      {"NVIDIA A10", "a10"},
+      {"NVIDIA H100 NVL", "h100-nvl"},
+      {"NVIDIA A100-SXM4-64GB", "a100-sxm4-64gb"},
   };
   for (const auto& [name, key] : gpus) EXPECT_EQ(topology::gpu_key_from_name(name), key) << name;
   const std::vector<std::pair<std::string, std::optional<std::string>>> cpus = {
