@@ -105,9 +105,10 @@ int run(const BenchCli& o) {
     return 0;
   }
   const model::BenchOptions options = bench_options(o, platform.topology());
-  // Each size is simulated in its own process: one per core at once (the output is the same).
+  // The sizes are dealt to a few simulations (model::kSweepGroups), each its own process, up to one per
+  // core at once (the output is the same for any number).
   const unsigned jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const model::BenchResult r = model::run_bench(platform, engine::run_async, options, jobs);
+  const model::BenchResult r = model::run_bench(platform, engine::run_phases_async, options, jobs);
   emit(o.json ? report::bench_json(platform, options, r).dump(2) + "\n"
               : report::bench_text(platform, options, r),
        o.output);
@@ -160,8 +161,9 @@ void add_bench(CLI::App& app, Action& action) {
   cmd->add_flag("--json", opt->json,
                 "Print JSON: op, gpus, rows (size, time_us, algbw, busbw), avg_busbw, bottleneck");
   cmd->add_option("-j,--jobs", opt->jobs,
-                  "Sizes simulated at once, each in its own process (default: one per core; the output is "
-                  "the same, the memory is up to this many simulations')")
+                  "Simulations at once: the sizes are dealt to four simulations, each its own process "
+                  "(default: one per core; the output is the same, the memory is up to this many "
+                  "simulations')")
       ->check(CLI::Range(1u, 256u));
   add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return run(*opt); }; });

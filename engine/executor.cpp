@@ -62,52 +62,66 @@ std::size_t count_gpus(const topology::Topology& topo, const std::vector<Transfe
   return gpus.size();
 }
 
-detail::SimPlan make_plan(const Platform& platform, const std::vector<Transfer>& ts,
+/// The routes of every phase, each distinct (source, destination, transport) once, shared by the phases.
+detail::SimPlan make_plan(const Platform& platform, const std::vector<const std::vector<Transfer>*>& phases,
                           const topology::P2pPolicy& policy) {
   detail::SimPlan plan;
   plan.platform = &platform;
-  plan.transfers = &ts;
   const auto& topo = platform.topology();
-  const std::size_t gpu_count = count_gpus(topo, ts);
   std::map<std::tuple<DeviceId, DeviceId, Transport>, std::size_t> seen;
-  for (const Transfer& t : ts) {
-    const Transport tr = platform.resolve_transport(t.src, t.dst, t.transport, policy, gpu_count);
-    auto [it, fresh] = seen.try_emplace({t.src, t.dst, tr}, plan.routes.size());
-    if (fresh) {
-      Route r = platform.route(t.src, t.dst, tr);
-      if (!r.crossings.empty() && !(r.bottleneck.value > 0))
-        throw std::invalid_argument("the route " + topo.device(t.src).name + " -> " +
-                                    topo.device(t.dst).name + " crosses a link without bandwidth");
-      plan.routes.push_back({t.src, t.dst, std::move(r)});
+  for (const std::vector<Transfer>* ts : phases) {
+    detail::SimPhase& phase = plan.phases.emplace_back();
+    phase.transfers = ts;
+    const std::size_t gpu_count = count_gpus(topo, *ts);
+    for (const Transfer& t : *ts) {
+      const Transport tr = platform.resolve_transport(t.src, t.dst, t.transport, policy, gpu_count);
+      auto [it, fresh] = seen.try_emplace({t.src, t.dst, tr}, plan.routes.size());
+      if (fresh) {
+        Route r = platform.route(t.src, t.dst, tr);
+        if (!r.crossings.empty() && !(r.bottleneck.value > 0))
+          throw std::invalid_argument("the route " + topo.device(t.src).name + " -> " +
+                                      topo.device(t.dst).name + " crosses a link without bandwidth");
+        plan.routes.push_back({t.src, t.dst, std::move(r)});
+      }
+      phase.route_of.push_back(it->second);
     }
-    plan.route_of.push_back(it->second);
   }
   return plan;
 }
 
 static_assert(std::is_trivially_copyable_v<TransferTiming>);
 
-std::string encode(const std::vector<TransferTiming>& v) {
-  std::string out(v.size() * sizeof(TransferTiming), '\0');
-  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+/// The phases' timings, one after another (the parent knows each phase's length).
+std::string encode(const std::vector<std::vector<TransferTiming>>& phases) {
+  std::string out;
+  for (const auto& v : phases)
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(TransferTiming));
   return out;
 }
 
-std::vector<TransferTiming> decode(const std::string& bytes, std::size_t n) {
-  if (bytes.size() != n * sizeof(TransferTiming))
+std::vector<std::vector<TransferTiming>> decode(const std::string& bytes, const detail::SimPlan& plan) {
+  std::size_t total = 0;
+  for (const auto& phase : plan.phases) total += phase.transfers->size();
+  if (bytes.size() != total * sizeof(TransferTiming))
     throw std::runtime_error("the simulation process returned a malformed answer");
-  std::vector<TransferTiming> v(n);
-  if (n) std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
+  std::vector<std::vector<TransferTiming>> out;
+  std::size_t at = 0;
+  for (const auto& phase : plan.phases) {
+    std::vector<TransferTiming>& v = out.emplace_back(phase.transfers->size());
+    if (!v.empty()) std::memcpy(v.data(), bytes.data() + at, v.size() * sizeof(TransferTiming));
+    at += v.size() * sizeof(TransferTiming);
+  }
+  return out;
 }
 
 /// Bytes carried per link and direction (a shared link counts every crossing), over capacity x time.
-std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& plan, Seconds makespan) {
+std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& plan, const detail::SimPhase& phase,
+                                     Seconds makespan) {
   if (!(makespan.value > 0)) return {};
   std::map<std::pair<std::size_t, bool>, double> carried;
-  for (std::size_t i = 0; i < plan.route_of.size(); ++i)
-    for (const Crossing& h : plan.routes[plan.route_of[i]].route.crossings)
-      carried[{h.link, p.links()[h.link].duplex && h.downstream}] += (*plan.transfers)[i].bytes.value;
+  for (std::size_t i = 0; i < phase.route_of.size(); ++i)
+    for (const Crossing& h : plan.routes[phase.route_of[i]].route.crossings)
+      carried[{h.link, p.links()[h.link].duplex && h.downstream}] += (*phase.transfers)[i].bytes.value;
   std::vector<LinkUsage> out;
   for (const auto& [key, bytes] : carried) {
     if (bytes <= 0) continue;
@@ -123,19 +137,37 @@ std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& p
 
 }  // namespace
 
+std::function<std::vector<RunResult>()> run_phases_async(const Platform& platform,
+                                                        const std::vector<const std::vector<Transfer>*>& phases,
+                                                        const topology::P2pPolicy& policy) {
+  std::vector<const std::vector<Transfer>*> run;  // the phases that move or compute anything
+  for (const std::vector<Transfer>* ts : phases) {
+    validate(platform.topology(), *ts);
+    if (!ts->empty()) run.push_back(ts);
+  }
+  if (run.empty()) return [n = phases.size()] { return std::vector<RunResult>(n); };
+  auto plan = std::make_shared<detail::SimPlan>(make_plan(platform, run, policy));
+  const detail::Isolated child = detail::start_isolated([&plan] { return encode(detail::simulate(*plan)); });
+  return [&platform, plan, child, phases] {
+    std::vector<std::vector<TransferTiming>> timings = decode(detail::finish_isolated(child), *plan);
+    std::vector<RunResult> results(phases.size());
+    std::size_t k = 0;  // index among the phases that ran
+    for (std::size_t p = 0; p < phases.size(); ++p) {
+      if (phases[p]->empty()) continue;
+      RunResult& result = results[p];
+      result.transfers = std::move(timings[k]);
+      for (const auto& t : result.transfers) result.makespan = std::max(result.makespan, t.finish);
+      result.busiest = busiest_links(platform, *plan, plan->phases[k], result.makespan);
+      ++k;
+    }
+    return results;
+  };
+}
+
 std::function<RunResult()> run_async(const Platform& platform, const std::vector<Transfer>& transfers,
                                      const topology::P2pPolicy& policy) {
-  validate(platform.topology(), transfers);
-  if (transfers.empty()) return [] { return RunResult{}; };
-  auto plan = std::make_shared<detail::SimPlan>(make_plan(platform, transfers, policy));
-  const detail::Isolated child = detail::start_isolated([&plan] { return encode(detail::simulate(*plan)); });
-  return [&platform, plan, child, n = transfers.size()] {
-    RunResult result;
-    result.transfers = decode(detail::finish_isolated(child), n);
-    for (const auto& t : result.transfers) result.makespan = std::max(result.makespan, t.finish);
-    result.busiest = busiest_links(platform, *plan, result.makespan);
-    return result;
-  };
+  auto wait = run_phases_async(platform, {&transfers}, policy);
+  return [wait] { return std::move(wait().front()); };
 }
 
 RunResult run(const Platform& platform, const std::vector<Transfer>& transfers,

@@ -36,4 +36,12 @@ model::RunResult run(const model::Platform& platform, const std::vector<model::T
 std::function<model::RunResult()> run_async(const model::Platform& platform, const std::vector<model::Transfer>& tasks,
                                             const topology::P2pPolicy& policy = {});
 
+/// Starts several independent task graphs in one process, one after another in one simulation: each
+/// phase starts when the one before has finished, with nothing in flight, and its timings are measured
+/// from its own start. Cheaper than a run each (one process, one platform, one pool of actors): the
+/// sizes of a bench sweep. Matches model::PhasesExecutor. The task graphs must outlive the wait.
+std::function<std::vector<model::RunResult>()> run_phases_async(
+    const model::Platform& platform, const std::vector<const std::vector<model::Transfer>*>& phases,
+    const topology::P2pPolicy& policy = {});
+
 }  // namespace rigsim::engine

@@ -1,6 +1,7 @@
 // The only part of rigsim_sim that talks to SimGrid's S4U API: engine configuration, the platform (only
 // the links and routes a run uses, in small zones) and a pool of worker actors, one per transfer in
-// flight, each started on a transfer when its dependencies are done.
+// flight, each started on a transfer when its dependencies are done. The phases of a run (the sizes of
+// a bench sweep) go one after another on the same platform and actors.
 #include "engine/sg_session.hpp"
 
 #include <algorithm>
@@ -168,12 +169,13 @@ class Runner {
  public:
   Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where);
   void start();  // from maestro, before Engine::run()
-  bool complete() const { return done_ == timings_.size(); }
+  /// Every phase ran to its end.
+  bool complete() const { return results_.size() == plan_.phases.size(); }
   /// Set when the run needed more transfers in flight than the process can hold actors for.
   std::size_t refused_at() const { return refused_at_; }
   /// The first task that never started, for the error message of an incomplete run.
   std::string stuck() const;
-  std::vector<TransferTiming>& timings() { return timings_; }
+  std::vector<std::vector<TransferTiming>>& results() { return results_; }
 
  private:
   struct Worker {
@@ -182,6 +184,9 @@ class Runner {
     sg4::Mailbox* flows = nullptr;  // this worker's own: its finished Comm is the only one in it
     sg4::Host* sink = nullptr;      // where its mailbox's permanent receiver is
   };
+  /// Sets up phase `p`'s dependency counts; its transfers are then released from the clock's now.
+  void begin_phase(std::size_t p);
+  bool phase_complete() const { return done_ == timings_.size(); }
   void ready(std::size_t i, double deps_done);
   void work(Worker* w);
   void transfer(Worker* w);
@@ -190,6 +195,9 @@ class Runner {
   const SimPlan& plan_;
   std::vector<Endpoints> ends_;
   sg4::Host* where_;  // where the actors start (each worker moves to its flow's source before a put)
+  std::vector<std::vector<TransferTiming>> results_;  // per finished phase, from its own start
+  // The phase running now:
+  const SimPhase* phase_ = nullptr;
   std::vector<TransferTiming> timings_;
   std::vector<std::size_t> missing_;  // dependencies not finished yet
   std::vector<double> deps_done_;     // latest finish among finished dependencies
@@ -238,12 +246,16 @@ class Runner {
 };
 
 Runner::Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* where)
-    : plan_(plan), ends_(std::move(ends)), where_(where) {
-  const auto& ts = *plan.transfers;
-  timings_.resize(ts.size());
-  missing_.resize(ts.size());
+    : plan_(plan), ends_(std::move(ends)), where_(where) {}
+
+void Runner::begin_phase(std::size_t p) {
+  phase_ = &plan_.phases[p];
+  const auto& ts = *phase_->transfers;
+  done_ = 0;
+  timings_.assign(ts.size(), {});
+  missing_.assign(ts.size(), 0);
   deps_done_.assign(ts.size(), 0.0);
-  dependents_.resize(ts.size());
+  dependents_.assign(ts.size(), {});
   std::unordered_map<long, std::size_t> last_of_stream;  // a stream runs its tasks one at a time, in order
   for (std::size_t i = 0; i < ts.size(); ++i) {
     missing_[i] = ts[i].after.size();
@@ -261,7 +273,7 @@ Runner::Runner(const SimPlan& plan, std::vector<Endpoints> ends, sg4::Host* wher
 std::string Runner::stuck() const {
   for (std::size_t i = 0; i < missing_.size(); ++i)
     if (missing_[i] > 0)
-      return "task " + std::to_string(i) + " (" + (*plan_.transfers)[i].tag + ") still waits for " +
+      return "task " + std::to_string(i) + " (" + (*phase_->transfers)[i].tag + ") still waits for " +
              std::to_string(missing_[i]) + " task(s)";
   return "every task was released but one never finished";
 }
@@ -274,20 +286,31 @@ void Runner::start() {
     sink->daemonize();
     sinks_.emplace(e.second, sink);
   }
-  // The one non-daemon actor: the simulation ends when it returns, which kills the idle workers.
+  // The one non-daemon actor: the simulation ends when it returns, which kills the idle workers. It
+  // runs the phases in turn, each from the moment the one before finished (nothing is in flight then).
   sg4::Actor::create("main", where_, [this] {
-    // The roots are collected first: releasing a worker may let it run, and a zero-time task finishing
-    // at once would release its dependents, which this loop must then not release a second time.
-    std::vector<std::size_t> roots;
-    for (std::size_t i = 0; i < timings_.size(); ++i)
-      if (missing_[i] == 0) roots.push_back(i);
-    for (std::size_t i : roots) ready(i, 0.0);
-    if (!complete()) all_done_->acquire();
+    for (std::size_t p = 0; p < plan_.phases.size(); ++p) {
+      begin_phase(p);
+      const double begin = sg4::Engine::get_clock();
+      // The roots are collected first: releasing a worker may let it run, and a zero-time task
+      // finishing at once would release its dependents, which this loop must then not release again.
+      std::vector<std::size_t> roots;
+      for (std::size_t i = 0; i < timings_.size(); ++i)
+        if (missing_[i] == 0) roots.push_back(i);
+      for (std::size_t i : roots) ready(i, begin);
+      if (!phase_complete()) all_done_->acquire();
+      if (!phase_complete()) return;  // refused (out of actors): simulate() reports it
+      for (TransferTiming& t : timings_) {
+        t.start.value -= begin;
+        t.finish.value -= begin;
+      }
+      results_.push_back(std::move(timings_));
+    }
   });
 }
 
 void Runner::ready(std::size_t i, double deps_done) {
-  timings_[i].start = {deps_done + (*plan_.transfers)[i].latency.value};
+  timings_[i].start = {deps_done + (*phase_->transfers)[i].latency.value};
   timings_[i].finish = timings_[i].start;
   if (!idle_.empty()) {
     Worker* w = idle_.back();
@@ -319,7 +342,7 @@ void Runner::work(Worker* w) {
 
 void Runner::transfer(Worker* w) {
   const std::size_t i = w->job;
-  const std::size_t k = plan_.route_of[i];
+  const std::size_t k = phase_->route_of[i];
   const Route& r = plan_.routes[k].route;
   // The whole route latency (transport setup + links) is waited here and SimGrid's links have none:
   // in CM02 a flow uses no bandwidth during its latency, so this is the same model, and it avoids
@@ -327,10 +350,10 @@ void Runner::transfer(Worker* w) {
   // two equal H2D copies 1.5x its link's bandwidth). A zero-byte transfer is only this delay (3.32 also
   // never completes a zero-byte Comm waited with wait_any).
   // A transfer on an established connection (Transfer::connected) skips the transport's setup.
-  const double setup = (*plan_.transfers)[i].connected ? r.setup.value : 0.0;
+  const double setup = (*phase_->transfers)[i].connected ? r.setup.value : 0.0;
   const double begin = timings_[i].start.value + r.latency.value - setup;
   sg4::this_actor::sleep_until(begin);
-  const Transfer& t = (*plan_.transfers)[i];
+  const Transfer& t = (*phase_->transfers)[i];
   if (t.bytes.value > 0 && ends_[k].first != nullptr) {
     sg4::this_actor::set_host(ends_[k].first);
     if (w->sink != ends_[k].second) {
@@ -357,7 +380,7 @@ void Runner::finish(std::size_t i, double now) {
 
 }  // namespace
 
-std::vector<TransferTiming> simulate(const SimPlan& plan) {
+std::vector<std::vector<TransferTiming>> simulate(const SimPlan& plan) {
   sg4::Engine* engine = make_engine();
   ZoneBuilder zone(*plan.platform);
   sg4::Host* where = nullptr;
@@ -374,7 +397,7 @@ std::vector<TransferTiming> simulate(const SimPlan& plan) {
                          "Simulate fewer GPUs or nodes, or free memory");
   if (!runner.complete())
     throw std::logic_error("the simulation ended before every transfer finished: " + runner.stuck());
-  return std::move(runner.timings());
+  return std::move(runner.results());
 }
 
 }  // namespace rigsim::engine::detail

@@ -22,15 +22,22 @@ struct RoutePlan {
   Route route;
 };
 
-/// What the simulation needs: transfers and, per transfer, the index of its route in `routes`.
-struct SimPlan {
-  const Platform* platform = nullptr;
+/// One task graph of a run: its transfers and, per transfer, the index of its route in SimPlan::routes.
+struct SimPhase {
   const std::vector<Transfer>* transfers = nullptr;
-  std::vector<RoutePlan> routes;
   std::vector<std::size_t> route_of;  // per transfer
 };
 
-/// Runs the plan in SimGrid; call once per process.
-std::vector<TransferTiming> simulate(const SimPlan& plan);
+/// What the simulation needs: the distinct routes, and the task graphs to run one after another.
+struct SimPlan {
+  const Platform* platform = nullptr;
+  std::vector<RoutePlan> routes;
+  std::vector<SimPhase> phases;
+};
+
+/// Runs the phases in SimGrid one after another, each starting when the one before has finished (on a
+/// network with nothing in flight), and returns each phase's timings measured from its own start. Call
+/// once per process.
+std::vector<std::vector<TransferTiming>> simulate(const SimPlan& plan);
 
 }  // namespace rigsim::engine::detail

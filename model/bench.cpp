@@ -28,64 +28,113 @@ std::map<int, std::vector<DeviceId>> gpus_by_node(const topology::Topology& topo
 
 }  // namespace
 
+/// A plan's duration from its run: the makespan, or the latency term of a plan that moves nothing (one
+/// GPU), or 0 for 0 bytes.
+Seconds plan_duration(const CollectivePlan& plan, const RunResult& run) {
+  if (plan.transfers.empty()) return plan.size.value > 0 ? plan.latency : Seconds{};
+  return run.makespan;
+}
+
 Seconds simulate_plan(const Platform& platform, const Executor& execute, const CollectivePlan& plan,
                       RunResult* run) {
-  if (plan.transfers.empty()) return plan.size.value > 0 ? plan.latency : Seconds{};
+  if (plan.transfers.empty()) return plan_duration(plan, {});
   RunResult r = execute(platform, plan.transfers, {});
-  const Seconds t = r.makespan;
+  const Seconds t = plan_duration(plan, r);
   if (run) *run = std::move(r);
   return t;
 }
 
-BenchResult run_bench(const Platform& platform, const Executor& execute, const BenchOptions& o) {
-  // One at a time: the run is done when the "start" returns.
-  const AsyncExecutor now = [&execute](const Platform& p, const std::vector<Transfer>& ts,
-                                       const topology::P2pPolicy& policy) {
-    return [r = execute(p, ts, policy)] { return r; };
-  };
-  return run_bench(platform, now, o, 1);
-}
+namespace {
 
-BenchResult run_bench(const Platform& platform, const AsyncExecutor& start, const BenchOptions& o, std::size_t jobs) {
-  const auto& topo = platform.topology();
+/// The report of a sweep from each size's plan (transfers dropped but the largest's), run and time.
+BenchResult bench_result(const BenchOptions& o, std::vector<topology::DeviceId> gpus,
+                         const std::vector<nccl_tests::Sizes>& sizes, std::vector<CollectivePlan>& plans,
+                         std::vector<RunResult>& runs, const std::vector<Seconds>& times,
+                         const std::vector<std::size_t>& transfers) {
   BenchResult res;
   res.op = o.op;
-  res.gpus = o.gpus.empty() ? topo.gpus() : o.gpus;
-  const auto sizes = nccl_tests::sweep_sizes(o.sweep);
-  // Sizes are independent runs: up to `jobs` of them in flight, collected in order (the output does
-  // not depend on `jobs`). A plan stays alive until its run is collected (the run reads its transfers).
-  struct InFlight {
-    nccl_tests::Sizes s;
-    CollectivePlan plan;
-    std::function<RunResult()> wait;
-  };
-  std::deque<InFlight> flight;
-  const auto collect = [&] {
-    InFlight& f = flight.front();  // not moved out: the run holds a pointer to f.plan.transfers
-    RunResult run = f.wait();
-    const Seconds t = f.plan.transfers.empty() ? (f.plan.size.value > 0 ? f.plan.latency : Seconds{}) : run.makespan;
-    res.rows.push_back({nccl_tests::make_row(o.op, res.gpus.size(), f.s, t, o.collective.root), f.plan.algorithm,
-                        f.plan.model, f.plan.protocol, f.plan.transfers.size()});
-    if (res.rows.size() == sizes.size()) {
-      f.plan.transfers.clear();
-      res.largest = std::move(f.plan);
-      res.bottleneck = std::move(run.busiest);
-    }
-    flight.pop_front();
-  };
+  res.gpus = std::move(gpus);
   for (std::size_t k = 0; k < sizes.size(); ++k) {
-    if (flight.size() >= std::max<std::size_t>(jobs, 1)) collect();
-    const auto s = nccl_tests::sizes_for(o.op, sizes[k], res.gpus.size());
-    flight.push_back({s, plan_collective(platform, o.op, res.gpus, Bytes{static_cast<double>(s.size)}, o.collective), {}});
-    InFlight& f = flight.back();
-    f.wait = f.plan.transfers.empty() ? std::function<RunResult()>([] { return RunResult{}; })
-                                      : start(platform, f.plan.transfers, {});
+    const CollectivePlan& plan = plans[k];
+    res.rows.push_back({nccl_tests::make_row(o.op, res.gpus.size(), sizes[k], times[k], o.collective.root),
+                        plan.algorithm, plan.model, plan.protocol, transfers[k]});
   }
-  while (!flight.empty()) collect();
+  if (!plans.empty()) {
+    plans.back().transfers.clear();
+    res.largest = std::move(plans.back());
+    res.bottleneck = std::move(runs.back().busiest);
+  }
   std::vector<nccl_tests::Row> rows;
   for (const auto& r : res.rows) rows.push_back(r.row);
   res.avg_busbw = nccl_tests::average_busbw(rows);
   return res;
+}
+
+}  // namespace
+
+BenchResult run_bench(const Platform& platform, const Executor& execute, const BenchOptions& o) {
+  const auto gpus = o.gpus.empty() ? platform.topology().gpus() : o.gpus;
+  const auto bytes = nccl_tests::sweep_sizes(o.sweep);
+  std::vector<nccl_tests::Sizes> sizes;
+  std::vector<CollectivePlan> plans;
+  std::vector<RunResult> runs;
+  std::vector<Seconds> times;
+  std::vector<std::size_t> transfers;
+  for (std::size_t k = 0; k < bytes.size(); ++k) {
+    const auto s = sizes.emplace_back(nccl_tests::sizes_for(o.op, bytes[k], gpus.size()));
+    CollectivePlan& plan =
+        plans.emplace_back(plan_collective(platform, o.op, gpus, Bytes{static_cast<double>(s.size)}, o.collective));
+    times.push_back(simulate_plan(platform, execute, plan, &runs.emplace_back()));
+    transfers.push_back(plan.transfers.size());
+    if (k + 1 < bytes.size()) plan.transfers = {};  // only the largest size's plan is reported
+  }
+  return bench_result(o, gpus, sizes, plans, runs, times, transfers);
+}
+
+BenchResult run_bench(const Platform& platform, const PhasesExecutor& start, const BenchOptions& o, std::size_t jobs) {
+  const auto gpus = o.gpus.empty() ? platform.topology().gpus() : o.gpus;
+  const auto bytes = nccl_tests::sweep_sizes(o.sweep);
+  const std::size_t n = bytes.size();
+  std::vector<nccl_tests::Sizes> sizes(n);
+  std::vector<CollectivePlan> plans(n);
+  std::vector<RunResult> runs(n);
+  std::vector<Seconds> times(n);
+  std::vector<std::size_t> transfers(n);
+  // Size k goes to group k mod kSweepGroups: neighbouring sizes, which often share a protocol and so a
+  // cost, land in different groups. A group is planned when it starts and its transfers dropped when
+  // it has been collected, so at most `jobs` groups' plans are held at once.
+  const std::size_t groups = std::min(n, kSweepGroups);
+  struct InFlight {
+    std::vector<std::size_t> members;
+    std::function<std::vector<RunResult>()> wait;
+  };
+  std::deque<InFlight> flight;
+  const auto collect = [&] {
+    InFlight& f = flight.front();
+    std::vector<RunResult> results = f.wait();
+    for (std::size_t m = 0; m < f.members.size(); ++m) {
+      const std::size_t k = f.members[m];
+      runs[k] = std::move(results[m]);
+      times[k] = plan_duration(plans[k], runs[k]);
+      transfers[k] = plans[k].transfers.size();
+      if (k + 1 < n) plans[k].transfers = {};  // only the largest size's plan is reported
+    }
+    flight.pop_front();
+  };
+  for (std::size_t g = 0; g < groups; ++g) {
+    if (flight.size() >= std::max<std::size_t>(jobs, 1)) collect();
+    InFlight& f = flight.emplace_back();
+    std::vector<const std::vector<Transfer>*> phases;
+    for (std::size_t k = g; k < n; k += groups) {
+      sizes[k] = nccl_tests::sizes_for(o.op, bytes[k], gpus.size());
+      plans[k] = plan_collective(platform, o.op, gpus, Bytes{static_cast<double>(sizes[k].size)}, o.collective);
+      f.members.push_back(k);
+      phases.push_back(&plans[k].transfers);
+    }
+    f.wait = start(platform, phases, {});
+  }
+  while (!flight.empty()) collect();
+  return bench_result(o, gpus, sizes, plans, runs, times, transfers);
 }
 
 std::vector<DeviceId> select_gpus(const topology::Topology& topo, std::optional<std::size_t> per_node,

@@ -44,12 +44,17 @@ struct BenchResult {
 Seconds simulate_plan(const Platform& platform, const Executor& execute, const CollectivePlan& plan,
                       RunResult* run = nullptr);
 
-/// The whole sweep. Throws rigsim::InputError for bad options (see plan_collective, sweep_sizes).
+/// The whole sweep, one simulation per size. Throws rigsim::InputError for bad options (see
+/// plan_collective, sweep_sizes).
 BenchResult run_bench(const Platform& platform, const Executor& execute, const BenchOptions& options);
-/// The same sweep with up to `jobs` sizes simulated at once (each run is its own process): the result
-/// does not depend on `jobs`.
-BenchResult run_bench(const Platform& platform, const AsyncExecutor& start, const BenchOptions& options,
+/// The same sweep with the sizes as phases of a few simulations (kSweepGroups, sizes dealt in turn),
+/// up to `jobs` of them at once: what `rigsim bench` runs. The result does not depend on `jobs`.
+BenchResult run_bench(const Platform& platform, const PhasesExecutor& start, const BenchOptions& options,
                       std::size_t jobs);
+/// How many simulations the sizes of a sweep are dealt to: enough for this many cores to share the
+/// work, few enough that each simulation's set-up (process, platform, actors) serves several sizes.
+/// Fixed, so that the report is the same for any `jobs`.
+inline constexpr std::size_t kSweepGroups = 4;
 
 /// The GPUs of a bench, like nccl-tests' -g: per server, the first `per_node` GPUs (all when nullopt),
 /// or the GPUs at `indices` (positions in the server's GPU list, as CUDA device ids). Servers in order.

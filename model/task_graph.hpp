@@ -85,9 +85,10 @@ class Platform;
 /// The model never includes the engine; code that needs a simulation takes one of these as a value.
 using Executor =
     std::function<RunResult(const Platform&, const std::vector<Transfer>&, const topology::P2pPolicy&)>;
-/// Starts a run and returns what waits for its result (engine::run_async): lets independent runs go
-/// side by side. The transfers must outlive the wait.
-using AsyncExecutor = std::function<std::function<RunResult()>(const Platform&, const std::vector<Transfer>&,
-                                                               const topology::P2pPolicy&)>;
+/// Starts independent task graphs as the phases of one simulation, one after another, and returns what
+/// waits for their results (engine::run_phases_async). Several such calls go side by side. The task
+/// graphs must outlive the wait.
+using PhasesExecutor = std::function<std::function<std::vector<RunResult>()>(
+    const Platform&, const std::vector<const std::vector<Transfer>*>&, const topology::P2pPolicy&)>;
 
 }  // namespace rigsim::model
