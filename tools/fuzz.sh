@@ -29,7 +29,7 @@ cmake --build "$build" -j "${RIGSIM_JOBS:-2}" --target $(printf 'fuzz_%s ' "${ta
 
 seeds() {  # seeds TARGET: the folders its seed inputs come from
   case "$1" in
-    layout_json) echo "$here/scenarios/layouts $here/scenarios/dev-cases/layouts" ;;
+    layout_json) echo "$here/scenarios/layouts $here/scenarios/dev-cases/layouts $here/fuzz/corpus/layout_json" ;;
     nccl_xml) echo "$here/../shared/data/nccl-topo" ;;
     cost_model) echo "$here/fuzz/corpus/cost_model" ;;
     scenario) echo "$here/scenarios/training" ;;
