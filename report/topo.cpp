@@ -1,5 +1,6 @@
 #include "report/topo.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -71,6 +72,39 @@ void write_matrix(std::ostringstream& out, const Topology& topo) {
   }
 }
 
+/// True when the layout's GPUs are AMD: the report then also speaks ROCm (rocm-smi, RCCL).
+bool amd_gpus(const Topology& topo) {
+  const auto gpus = topo.gpus();
+  return !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), [&](DeviceId g) {
+    return topo.device(g).gpu != nullptr && topo.device(g).gpu->vendor == Vendor::Amd;
+  });
+}
+
+/// `rocm-smi --showtopo`'s tables, in its layout (rocm_smi_lib#108 shows one).
+void write_rocm_smi(std::ostringstream& out, const Topology& topo) {
+  const RocmTopo t = rocm_smi_topo(topo);
+  const std::size_t n = t.numa.size();
+  auto table = [&](const char* title, auto cell) {
+    out << "=== " << title << " ===\n" << pad("", 7);
+    for (std::size_t j = 0; j < n; ++j) out << pad("GPU" + std::to_string(j), 13);
+    out << "\n";
+    for (std::size_t i = 0; i < n; ++i) {
+      out << pad("GPU" + std::to_string(i), 7);
+      for (std::size_t j = 0; j < n; ++j) out << pad(cell(i, j), 13);
+      out << "\n";
+    }
+    out << "\n";
+  };
+  out << "\nAs rocm-smi --showtopo shows it (AMD GPUs; RCCL reads the same links):\n\n";
+  table("Weight between two GPUs", [&](std::size_t i, std::size_t j) { return std::to_string(t.weight[i][j]); });
+  table("Hops between two GPUs", [&](std::size_t i, std::size_t j) { return std::to_string(t.hops[i][j]); });
+  table("Link Type between two GPUs", [&](std::size_t i, std::size_t j) { return t.type[i][j]; });
+  out << "=== Numa Nodes ===\n";
+  for (std::size_t i = 0; i < n; ++i)
+    out << "GPU[" << i << "]\t\t: (Topology) Numa Node: " << t.numa[i] << "\nGPU[" << i
+        << "]\t\t: (Topology) Numa Affinity: " << t.numa[i] << "\n";
+}
+
 std::string parent_name(const Topology& topo, DeviceId id) {
   const auto up = topo.uplink(id);
   return up ? topo.device(topo.link(*up).up).name : "-";
@@ -113,7 +147,7 @@ void write_lane_budget(std::ostringstream& out, const Topology& topo) {
 void write_p2p(std::ostringstream& out, const Topology& topo, const P2pPolicy& policy) {
   const Labels label(topo);
   const auto gpus = topo.gpus();
-  out << "\nP2P (what NCCL would use; level "
+  out << "\nP2P (what " << (amd_gpus(topo) ? "RCCL" : "NCCL") << " would use; level "
       << to_string(policy.disable ? PathClass::LOC
                                   : policy.level.value_or(default_p2p_level(topo, gpus.size())))
       << "):\n\n"
@@ -144,6 +178,7 @@ std::string topo_text(const Topology& topo, const P2pPolicy& policy) {
   if (!topo.description().empty()) out << ": " << topo.description();
   out << "\n\n";
   write_matrix(out, topo);
+  if (amd_gpus(topo)) write_rocm_smi(out, topo);
   write_links(out, topo);
   write_lane_budget(out, topo);
   write_p2p(out, topo, policy);
@@ -193,6 +228,10 @@ nlohmann::json topo_json(const Topology& topo, const P2pPolicy& policy) {
   for (DeviceId id : matrix_devices(topo)) labels.push_back(topo.device(id).name);
   out["matrix_devices"] = labels;
   out["matrix"] = smi_matrix(topo);
+  if (amd_gpus(topo)) {
+    const RocmTopo t = rocm_smi_topo(topo);
+    out["rocm_smi"] = {{"weight", t.weight}, {"hops", t.hops}, {"link_type", t.type}, {"numa", t.numa}};
+  }
   json p2p = json::array(), reasons = json::array(), nccl = json::array();
   for (DeviceId a : gpu_ids) {
     json row = json::array(), why = json::array(), cls = json::array();

@@ -326,4 +326,29 @@ std::vector<std::vector<std::string>> smi_matrix(const Topology& topo) {
   return m;
 }
 
+RocmTopo rocm_smi_topo(const Topology& topo) {
+  const auto gpus = topo.gpus();
+  const std::size_t n = gpus.size();
+  RocmTopo t{std::vector<std::vector<int>>(n, std::vector<int>(n, 0)),
+             std::vector<std::vector<int>>(n, std::vector<int>(n, 0)),
+             std::vector<std::vector<std::string>>(n, std::vector<std::string>(n, "0")), {}};
+  for (std::size_t i = 0; i < n; ++i) {
+    t.numa.push_back(topo.device(gpus[i]).numa);
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      if (topo.nvlink_count(gpus[i], gpus[j]) > 0) {  // a GPU-GPU fabric link: one hop
+        t.hops[i][j] = 1;
+        t.weight[i][j] = 15;
+        t.type[i][j] = "XGMI";
+        continue;
+      }
+      const bool across = topo.socket_of(gpus[i]) != topo.socket_of(gpus[j]);
+      t.hops[i][j] = across ? 3 : 2;
+      t.weight[i][j] = 20 + (across ? kRocmInterSocketWeight : 0) + 20;
+      t.type[i][j] = "PCIE";
+    }
+  }
+  return t;
+}
+
 }  // namespace rigsim::topology

@@ -151,4 +151,22 @@ std::vector<DeviceId> matrix_devices(const Topology& topo);
 /// nvidia-smi class strings for every pair of matrix_devices().
 std::vector<std::vector<std::string>> smi_matrix(const Topology& topo);
 
+/// What `rocm-smi --showtopo` prints for every pair of GPUs (AMD's terms; topo shows it when the GPUs
+/// are AMD). KFD links each GPU to its CPU's NUMA node and the nodes to each other; the tables are
+/// derived from those links (ROCm/rocm-systems#7372, MI200 system-optimization guide):
+/// - hops: 1 through a GPU-GPU xGMI link, 2 through one CPU socket, 3 through two;
+/// - weight: 15 per xGMI hop; 20 per PCIe segment (GPU to its CPU), plus the CPU-to-CPU link's weight
+///   across sockets (kRocmInterSocketWeight);
+/// - link type: XGMI or PCIE.
+struct RocmTopo {
+  std::vector<std::vector<int>> weight;
+  std::vector<std::vector<int>> hops;
+  std::vector<std::vector<std::string>> type;
+  std::vector<int> numa;  // per GPU: its NUMA node
+};
+/// KFD's weight of a CPU-to-CPU link [D]: rocm_smi_lib#108 shows 52 between GPUs on two sockets,
+/// 52 - 2 x 20 = 12.
+inline constexpr int kRocmInterSocketWeight = 12;
+RocmTopo rocm_smi_topo(const Topology& topo);
+
 }  // namespace rigsim::topology

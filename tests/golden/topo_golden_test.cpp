@@ -9,6 +9,7 @@
 #include "common/input.hpp"
 #include "tests/golden/catalog_layouts.hpp"
 #include "tests/golden/json_compare.hpp"
+#include "topology/build.hpp"
 #include "topology/layout_json.hpp"
 #include "report/topo.hpp"
 
@@ -50,6 +51,29 @@ TEST_P(TopoGolden, MatricesMatchTheOnesDerivedFromTheHardware) {
 
 INSTANTIATE_TEST_SUITE_P(Layouts, TopoGolden, ::testing::ValuesIn(testing::catalog_layout_names()),
                          testing::LayoutTestName());
+
+// Vendor terms: a layout of AMD GPUs also gets rocm-smi's tables and RCCL's name; NVIDIA ones do not.
+TEST(TopoVendorTerms, AmdGpusGetRocmSmiTablesAndRcclNvidiaKeepsNccl) {
+  const auto layout = [](const std::string& gpu) {
+    return topology::build_topology(topology::parse_layout(
+        parse_json_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
+          "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16}],
+          "slots": [{"id": "s1", "parent": "rc0", "gen": 4, "width": 16}, {"id": "s2", "parent": "rc1", "gen": 4, "width": 16}],
+          "gpus": [{"id": "g0", "model": ")" + gpu + R"(", "slot": "s1"}, {"id": "g1", "model": ")" + gpu +
+                            R"(", "slot": "s2"}]})",
+                        "t.json"),
+        "t.json"));
+  };
+  const std::string amd = report::topo_text(layout("mi100"), topology::P2pPolicy{});
+  EXPECT_NE(amd.find("As rocm-smi --showtopo shows it"), std::string::npos);
+  EXPECT_NE(amd.find("=== Link Type between two GPUs ==="), std::string::npos);
+  EXPECT_NE(amd.find("P2P (what RCCL would use"), std::string::npos);
+  EXPECT_TRUE(report::topo_json(layout("mi100"), topology::P2pPolicy{}).contains("rocm_smi"));
+  const std::string nvidia = report::topo_text(layout("a100-pcie-40gb"), topology::P2pPolicy{});
+  EXPECT_EQ(nvidia.find("rocm-smi"), std::string::npos);
+  EXPECT_NE(nvidia.find("P2P (what NCCL would use"), std::string::npos);
+  EXPECT_FALSE(report::topo_json(layout("a100-pcie-40gb"), topology::P2pPolicy{}).contains("rocm_smi"));
+}
 
 }  // namespace
 }  // namespace rigsim

@@ -217,5 +217,31 @@ TEST(Cluster, LayoutWithoutNicCannotFormACluster) {
   EXPECT_THROW(build_cluster(spec, 2), InputError);
 }
 
+// rocm-smi --showtopo's tables come from KFD's links (ROCm/rocm-systems#7372, MI200 guide): a GPU is
+// one PCIe segment (weight 20) from its socket; two GPUs on one socket are 2 hops and 20 + 20 = 40
+// apart, on two sockets 3 hops and 20 + 12 + 20 = 52 (the 52 of rocm_smi_lib#108).
+TEST(RocmSmi, HopsAndWeightsCountPcieSegmentsAndTheSocketLink) {
+  const Topology t = layout_from_text(R"({"name": "amd", "cpus": [{"id": "cpu0", "model": "epyc-7002"},
+      {"id": "cpu1", "model": "epyc-7002"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
+                     {"id": "rc2", "cpu": "cpu1", "lanes": 16}],
+    "slots": [{"id": "s1", "parent": "rc0", "gen": 4, "width": 16}, {"id": "s2", "parent": "rc1", "gen": 4, "width": 16},
+              {"id": "s3", "parent": "rc2", "gen": 4, "width": 16}],
+    "gpus": [{"id": "g0", "model": "mi210", "slot": "s1"}, {"id": "g1", "model": "mi210", "slot": "s2"},
+             {"id": "g2", "model": "mi210", "slot": "s3"}]})");
+  const RocmTopo r = rocm_smi_topo(t);
+  EXPECT_EQ(r.hops[0][0], 0);
+  EXPECT_EQ(r.type[0][0], "0");
+  EXPECT_EQ(r.hops[0][1], 2);
+  EXPECT_EQ(r.weight[0][1], 2 * 20) << "same socket: two PCIe segments";
+  EXPECT_EQ(r.hops[0][2], 3);
+  EXPECT_EQ(r.weight[2][0], 2 * 20 + kRocmInterSocketWeight) << "two sockets: segments plus the socket link";
+  EXPECT_EQ(kRocmInterSocketWeight + 40, 52);
+  EXPECT_EQ(r.type[1][2], "PCIE");
+  EXPECT_EQ(r.numa, (std::vector<int>{0, 0, 1}));
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(r.weight[i][j], r.weight[j][i]);
+}
+
 }  // namespace
 }  // namespace rigsim::topology
