@@ -123,6 +123,16 @@ struct NvSwitchSpec {
   std::string_view source;
 };
 
+/// A riser or cable between a slot and a card: what it does to the link's generation and width.
+struct RiserPart {
+  std::string_view key;  // e.g. "usb-x1"
+  std::string_view name;
+  int gen;        // highest generation it carries reliably (the link trains no higher)
+  int width;      // lanes it carries
+  bool retimed;   // re-times (retimer) or re-drives (redriver) the signal, so its length does not cost a generation
+  std::string_view source;
+};
+
 /// PCIe generation table: per-lane, per-direction wire rate after line encoding.
 struct PcieGenSpec {
   int gen;
@@ -143,6 +153,7 @@ PartList<ChipsetSpec> chipset_catalog();
 PartList<SwitchSpec> switch_catalog();
 PartList<NicSpec> nic_catalog();
 PartList<NvSwitchSpec> nvswitch_catalog();
+PartList<RiserPart> riser_catalog();
 std::span<const PcieGenSpec> pcie_generations();
 
 /// Look-ups by key; nullptr when the key is unknown.
@@ -152,6 +163,7 @@ const ChipsetSpec* find_chipset(std::string_view key);
 const SwitchSpec* find_switch(std::string_view key);
 const NicSpec* find_nic(std::string_view key);
 const NvSwitchSpec* find_nvswitch(std::string_view key);
+const RiserPart* find_riser(std::string_view key);
 /// Throws std::out_of_range for a generation outside 1..6.
 const PcieGenSpec& pcie_gen(int gen);
 
@@ -162,9 +174,10 @@ std::vector<std::string> chipset_keys();
 std::vector<std::string> switch_keys();
 std::vector<std::string> nic_keys();
 std::vector<std::string> nvswitch_keys();
+std::vector<std::string> riser_keys();
 
 /// The kinds of part, as catalog files and `rigsim catalog` name them: "gpus", "cpus", "chipsets",
-/// "switches", "nics", "nvswitches".
+/// "switches", "nics", "nvswitches", "risers".
 const std::vector<std::string>& part_kinds();
 /// Every part of one kind with every value and its source, in the catalog file schema.
 nlohmann::json parts_json(const std::string& kind);

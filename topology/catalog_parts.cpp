@@ -216,6 +216,29 @@ struct Schema<NvSwitchSpec> {
   static std::string inconsistency(const NvSwitchSpec&) { return ""; }
 };
 
+template <>
+struct Schema<RiserPart> {
+  static constexpr std::string_view kind = "risers";
+  static constexpr std::string_view what = "riser";
+  static const std::vector<Field<RiserPart>>& fields() {
+    using S = RiserPart;
+    static const std::vector<Field<S>> f{
+        {"name", &S::name},
+        {"gen", &S::gen, 1, 6, "highest PCIe generation it carries"},
+        {"width", &S::width, 1, 16, "lanes it carries"},
+        {"retimed", &S::retimed},
+        {"source", &S::source},
+    };
+    return f;
+  }
+  static std::string inconsistency(const RiserPart& r) {
+    const int w = r.width;
+    if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16)
+      return "\"width\" must be a PCIe link width (1, 2, 4, 8 or 16), got " + std::to_string(w);
+    return "";
+  }
+};
+
 constexpr Vendor kVendors[] = {Vendor::Nvidia,    Vendor::Amd,      Vendor::Intel, Vendor::Broadcom,
                                Vendor::Microchip, Vendor::Mellanox, Vendor::Other};
 constexpr InterSocketKind kInterSocketKinds[] = {InterSocketKind::None, InterSocketKind::Qpi, InterSocketKind::Upi,
@@ -252,6 +275,7 @@ struct Registry {
   Table<SwitchSpec> switches;
   Table<NicSpec> nics;
   Table<NvSwitchSpec> nvswitches;
+  Table<RiserPart> risers;
   std::deque<std::string> strings;  // what the parts' string_views point into
 };
 
@@ -263,6 +287,7 @@ Table<Spec>& table_of(Registry& r) {
   if constexpr (std::is_same_v<Spec, SwitchSpec>) return r.switches;
   if constexpr (std::is_same_v<Spec, NicSpec>) return r.nics;
   if constexpr (std::is_same_v<Spec, NvSwitchSpec>) return r.nvswitches;
+  if constexpr (std::is_same_v<Spec, RiserPart>) return r.risers;
 }
 
 /// Calls f(Spec{}) once per kind, in part_kinds() order, with a value whose type names the kind.
@@ -274,6 +299,7 @@ void for_each_kind(F&& f) {
   f(SwitchSpec{});
   f(NicSpec{});
   f(NvSwitchSpec{});
+  f(RiserPart{});
 }
 
 template <typename Spec>
@@ -519,6 +545,9 @@ PartList<NicSpec> nic_catalog() {
 PartList<NvSwitchSpec> nvswitch_catalog() {
   return list_of<NvSwitchSpec>();
 }
+PartList<RiserPart> riser_catalog() {
+  return list_of<RiserPart>();
+}
 
 const GpuSpec* find_gpu(std::string_view key) {
   return find_in<GpuSpec>(key);
@@ -538,6 +567,9 @@ const NicSpec* find_nic(std::string_view key) {
 const NvSwitchSpec* find_nvswitch(std::string_view key) {
   return find_in<NvSwitchSpec>(key);
 }
+const RiserPart* find_riser(std::string_view key) {
+  return find_in<RiserPart>(key);
+}
 
 std::vector<std::string> gpu_keys() {
   return keys_in<GpuSpec>();
@@ -556,6 +588,9 @@ std::vector<std::string> nic_keys() {
 }
 std::vector<std::string> nvswitch_keys() {
   return keys_in<NvSwitchSpec>();
+}
+std::vector<std::string> riser_keys() {
+  return keys_in<RiserPart>();
 }
 
 const std::vector<std::string>& part_kinds() {

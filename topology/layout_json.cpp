@@ -1,6 +1,7 @@
 #include "topology/layout_json.hpp"
 
 #include "common/input.hpp"
+#include "common/suggest.hpp"
 #include "topology/catalog.hpp"
 #include "topology/build.hpp"
 
@@ -16,11 +17,27 @@ int positive(ObjectReader& r, const std::string& key, int value, int min, int ma
   return value;
 }
 
+// A riser is a catalog part ("model") or described by hand; "gen"/"width" given with a model lower
+// what it carries (a Gen4 cable that trains at Gen3 in this build), never raise it.
 RiserSpec read_riser(ObjectReader r) {
   RiserSpec s;
-  s.gen = positive(r, "gen", r.optional_int("gen").value_or(0), 0, 6);
-  s.width = positive(r, "width", r.optional_int("width").value_or(0), 0, 16);
-  s.kind = r.optional_string("kind").value_or("");
+  const auto model = r.optional_string("model");
+  const RiserPart* part = nullptr;
+  if (model) {
+    part = find_riser(*model);
+    if (part == nullptr)
+      r.fail("model", "unknown riser model \"" + *model + "\"" + did_you_mean(*model, riser_keys()) +
+                          " (`rigsim catalog risers` lists the known ones)");
+  }
+  s.gen = positive(r, "gen", r.optional_int("gen").value_or(part ? part->gen : 0), 0, 6);
+  s.width = positive(r, "width", r.optional_int("width").value_or(part ? part->width : 0), 0, 16);
+  if (part && s.gen > part->gen)
+    r.fail("gen", "a " + std::string(part->name) + " carries at most Gen" + std::to_string(part->gen));
+  if (part && s.width > part->width)
+    r.fail("width", "a " + std::string(part->name) + " carries at most x" + std::to_string(part->width));
+  s.kind = r.optional_string("kind").value_or(part ? std::string(part->key) : "");
+  if (part && s.kind != part->key) r.fail("kind", "\"kind\" is the model's key with a \"model\"; leave it out");
+  s.model = part ? std::string(part->key) : "";
   r.finish();
   return s;
 }

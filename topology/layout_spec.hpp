@@ -17,7 +17,8 @@ namespace rigsim::topology {
 struct RiserSpec {
   int gen = 0;       // highest generation the riser carries (0 = no limit)
   int width = 0;     // lanes the riser carries (0 = no limit)
-  std::string kind;  // free text: "usb-x1", "ribbon", "slimsas"
+  std::string kind;  // free text: "usb-x1", "ribbon", "slimsas" (the catalog key with a model)
+  std::string model;  // catalog riser key ("" when described by hand)
 };
 
 /// How a PCIe device (GPU, NIC, switch, chipset) attaches: into a slot (optionally one port of a

@@ -19,7 +19,10 @@ void put_attach(json& j, const PcieAttach& a) {
     json r = json::object();
     if (a.riser->gen > 0) r["gen"] = a.riser->gen;
     if (a.riser->width > 0) r["width"] = a.riser->width;
-    if (!a.riser->kind.empty()) r["kind"] = a.riser->kind;
+    if (!a.riser->model.empty())
+      r["model"] = a.riser->model;
+    else if (!a.riser->kind.empty())
+      r["kind"] = a.riser->kind;
     j["riser"] = std::move(r);
   }
 }

@@ -165,5 +165,28 @@ TEST(CatalogParts, ALayoutDeclaresItsOwnParts) {
   EXPECT_EQ(where, "/parts/gpus/0/tdp_w") << what;
 }
 
+// A riser from the catalog sets the link's ceiling; a layout may lower it (a cable that trains down),
+// never raise it.
+TEST(CatalogParts, ARiserModelLimitsTheLinkAndMayOnlyBeLowered) {
+  const auto layout = [](const std::string& riser) {
+    return R"({"name": "t", "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
+      "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 24}],
+      "slots": [{"id": "s1", "parent": "rc0", "gen": 4, "width": 16}],
+      "gpus": [{"id": "g0", "model": "rtx-3090", "slot": "s1", "riser": )" + riser + "}]}";
+  };
+  const auto link_of = [](const Topology& t) { return t.link(*t.uplink(t.gpus()[0])); };
+  const Link usb = link_of(layout_from_text(layout(R"({"model": "usb-x1"})")));
+  EXPECT_EQ(usb.width, find_riser("usb-x1")->width);
+  EXPECT_EQ(usb.gen, find_riser("usb-x1")->gen);
+  const Link lowered = link_of(layout_from_text(layout(R"({"model": "riser-cable-gen4-x16", "gen": 3})")));
+  EXPECT_EQ(lowered.gen, 3);
+  EXPECT_EQ(lowered.width, 16);
+  auto [where, what] = input_error_of([&] { layout_from_text(layout(R"({"model": "riser-cable-gen4-x16", "gen": 5})")); });
+  EXPECT_EQ(where, "/gpus/0/riser/gen") << what;
+  std::tie(where, what) = input_error_of([&] { layout_from_text(layout(R"({"model": "usb-x2"})")); });
+  EXPECT_EQ(where, "/gpus/0/riser/model") << what;
+  EXPECT_NE(what.find("did you mean \"usb-x1\""), std::string::npos) << what;
+}
+
 }  // namespace
 }  // namespace rigsim::topology
