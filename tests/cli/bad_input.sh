@@ -108,5 +108,15 @@ expect_error "does-not-exist.json" catalog --catalog "$tmp/does-not-exist.json"
 out=$(timeout 60 "$rigsim" catalog show my-4090-48gb --catalog "$tmp/parts.json" 2>&1)
 if grep -q "memory_gb: 48$" <<<"$out" && grep -q "^Declared: .*parts.json /gpus/0" <<<"$out"; then passed=$((passed + 1)); else
   echo "FAIL: a --catalog part is not listed with its values and origin:"; echo "$out" | head -5; failed=$((failed + 1)); fi
+# A layout written only with parts of its own (GPU, CPU, chipset) runs like any other.
+own="$src/scenarios/examples/own-parts.json"
+for cmd in "topo $own" "bench $own -b 1M -e 4M" "p2p $own"; do
+  # shellcheck disable=SC2086
+  if out=$(timeout 120 "$rigsim" $cmd 2>&1) && grep -q "RTX 4090 48GB\|my-4090-48gb\|gpu0" <<<"$out"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL: rigsim $cmd on a layout of its own parts:"; echo "$out" | tail -5; failed=$((failed + 1))
+  fi
+done
 echo "bad input: $passed passed, $failed failed"
 [ $failed -eq 0 ]
