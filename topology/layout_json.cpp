@@ -123,6 +123,7 @@ void read_pcie_tree(ObjectReader& top, LayoutSpec& spec) {
     e.parent = r.required_string("parent");
     e.gen = positive(r, "gen", r.optional_int("gen").value_or(0), 0, 6);
     e.width = positive(r, "width", r.required_int("width"), 1, 32);
+    e.position = positive(r, "position", r.optional_int("position").value_or(0), 0, 64);
     if (const json* b = r.optional_array("bifurcation")) {
       for (std::size_t i = 0; i < b->size(); ++i) {
         if (!(*b)[i].is_number_integer())

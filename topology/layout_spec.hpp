@@ -63,6 +63,7 @@ struct SlotEntry {
   int gen = 0;                   // slot generation (0: parent's)
   int width = 16;                // electrical width
   std::vector<int> bifurcation;  // widths of the ports when bifurcated, e.g. {4,4,4,4}; empty = not split
+  int position = 0;              // physical place on the board counted in slot pitches (0: not given)
   std::string where;
 };
 

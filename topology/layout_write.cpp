@@ -55,6 +55,7 @@ json pcie_tree(const LayoutSpec& s, json doc) {
       if (e.gen > 0) j["gen"] = e.gen;
       j["width"] = e.width;
       if (!e.bifurcation.empty()) j["bifurcation"] = e.bifurcation;
+      if (e.position > 0) j["position"] = e.position;
       slots.push_back(std::move(j));
     }
     doc["slots"] = std::move(slots);

@@ -265,5 +265,25 @@ TEST(Power, NoWarningWithAmplePsu) {
   EXPECT_TRUE(t.warnings().empty());
 }
 
+// An NVLink bridge spans 2, 3 or 4 slot pitches: where slots give their board positions, a bridge
+// between neighbours (or five apart) is a warning; 3 apart is silent.
+TEST(LayoutValidation, NvlinkBridgeBetweenSlotsNoBridgeSpansIsWarned) {
+  const auto layout = [](int p2) {
+    return R"({"name": "t", "cpus": [{"id": "cpu0", "model": "threadripper-pro-5000"}],
+      "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16}],
+      "slots": [{"id": "s1", "parent": "rc0", "width": 16, "position": 1},
+                {"id": "s2", "parent": "rc1", "width": 16, "position": )" + std::to_string(p2) + R"(}],
+      "gpus": [{"id": "g0", "model": "rtx-3090", "slot": "s1"}, {"id": "g1", "model": "rtx-3090", "slot": "s2"}],
+      "nvlinks": [{"gpus": ["g0", "g1"]}]})";
+  };
+  const auto bridge_warnings = [](const Topology& t) {
+    return std::count_if(t.warnings().begin(), t.warnings().end(),
+                         [](const std::string& w) { return w.find("NVLink bridges span 2, 3 or 4 slots") != std::string::npos; });
+  };
+  EXPECT_EQ(bridge_warnings(layout_from_text(layout(2))), 1) << "neighbouring slots";
+  EXPECT_EQ(bridge_warnings(layout_from_text(layout(4))), 0) << "a 3-slot bridge";
+  EXPECT_EQ(bridge_warnings(layout_from_text(layout(6))), 1) << "five pitches apart";
+}
+
 }  // namespace
 }  // namespace rigsim::topology
