@@ -31,8 +31,8 @@ model::RunResult run(const model::Platform& platform, const std::vector<model::T
                      const topology::P2pPolicy& policy = {});
 
 /// Starts the same run in its own process and returns at once; calling the result waits for it and
-/// gives what run() gives. `tasks` and `platform` must outlive that call. Matches model::AsyncExecutor:
-/// independent runs (the sizes of a bench sweep) go side by side on several cores.
+/// gives what run() gives. `tasks` and `platform` must outlive that call: independent runs go side by
+/// side on several cores (run_phases_async below is the one the bench sweep uses).
 std::function<model::RunResult()> run_async(const model::Platform& platform, const std::vector<model::Transfer>& tasks,
                                             const topology::P2pPolicy& policy = {});
 
