@@ -442,7 +442,7 @@ void Builder::add_nvlinks() {
            dev(b).name + "\" (socket " + std::to_string(dev(b).socket) +
            "): a bridge joins cards in neighbouring slots, and boards usually group each socket's slots "
            "together; check that these two slots are next to each other");
-    if (e.bridge) check_bridge_span(e, a, b);
+    if (e.bridge) check_bridge_span(a, b);
     const GpuSpec& sa = *dev(a).gpu;
     const int links = e.links > 0 ? e.links : std::min(sa.nvlink_links, dev(b).gpu->nvlink_links);
     for (DeviceId g : {a, b}) {
@@ -464,15 +464,14 @@ void Builder::add_nvlinks() {
   }
 }
 
-void Builder::check_bridge_span(const NvLinkEntry& e, DeviceId a, DeviceId b) {
+void Builder::check_bridge_span(DeviceId a, DeviceId b) {
   // Where both slots give their place on the board, the bridge must span what NVIDIA's bridges span:
   // 2, 3 or 4 slot pitches [R]: NVLink bridges are sold as 2- and 3-slot parts (Quadro, RTX A-series)
   // and 3- and 4-slot parts (GeForce RTX 3090); none joins neighbouring slots.
   const auto position_of = [&](DeviceId g) {
-    for (const GpuEntry& ge : spec_.gpus)
-      if (ge.id == dev(g).name)
-        for (const SlotEntry& se : spec_.slots)
-          if (!ge.attach.slot.empty() && se.id == ge.attach.slot) return se.position;
+    for (const auto& [id, slot] : slots_)
+      if (std::find(slot.occupant.begin(), slot.occupant.end(), dev(g).name) != slot.occupant.end())
+        return slot.entry->position;
     return 0;
   };
   const int pa = position_of(a), pb = position_of(b);

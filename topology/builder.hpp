@@ -49,7 +49,7 @@ class Builder {
   void add_nics();
   void add_nvlinks();
   /// Warns when a bridge joins slots whose board positions no NVLink bridge spans.
-  void check_bridge_span(const NvLinkEntry& e, DeviceId a, DeviceId b);
+  void check_bridge_span(DeviceId a, DeviceId b);
   void add_nvswitches();
   void add_inter_socket();
   void use_lanes(DeviceId parent, int lanes, const std::string& what);
