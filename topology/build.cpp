@@ -37,7 +37,7 @@ Builder::Builder(const LayoutSpec& spec, int cluster_nodes)
   impl_->description = spec.description;
   impl_->notes = spec.notes;
   for (const auto& w : spec.import_warnings) warn(w);
-  impl_->psu_w = spec.psu_w;
+  impl_->psu_w = spec.psu.capacity_w();
   impl_->price_usd = spec.price_usd;
   impl_->price_source = spec.price_source;
   impl_->p2p_patched_driver = spec.p2p_patched_driver;

@@ -90,4 +90,20 @@ std::string_view to_string(InterSocketKind k) {
   return "unknown";
 }
 
+std::string_view to_string(PowerTransients p) {
+  switch (p) {
+    case PowerTransients::Cem5Envelope:
+      return "cem5-envelope";
+    case PowerTransients::GeforceAmpere:
+      return "geforce-ampere";
+    case PowerTransients::Geforce3090Ti:
+      return "geforce-3090-ti";
+    case PowerTransients::GeforceAda:
+      return "geforce-ada";
+    case PowerTransients::GeforceBlackwell:
+      return "geforce-blackwell";
+  }
+  return "unknown";
+}
+
 }  // namespace rigsim::topology

@@ -25,6 +25,11 @@ namespace rigsim::topology {
 enum class Vendor { Nvidia, Amd, Intel, Broadcom, Microchip, Mellanox, Other };
 
 /// One GPU model. Rates are dense (no 2:4 sparsity), per GPU, decimal units (1 GB/s = 1e9 B/s).
+/// How far above its rated power a card's load peaks for a few microseconds to milliseconds: the GPU
+/// generation whose published measurements apply (topology/power.cpp holds the ratios and sources).
+/// Cards with no measurement get the PCIe CEM 5.0 excursion envelope, the limit the spec allows.
+enum class PowerTransients { Cem5Envelope, GeforceAmpere, Geforce3090Ti, GeforceAda, GeforceBlackwell };
+
 struct GpuSpec {
   std::string_view key;   // e.g. "rtx-3090"
   std::string_view name;  // e.g. "GeForce RTX 3090"
@@ -51,6 +56,7 @@ struct GpuSpec {
   int sm_count;        // streaming multiprocessors (AMD: compute units); per GPU die
   double tf32_tflops;  // TF32 tensor math (FP32 inputs on tensor cores); 0 when the card has none
   double fp8_tflops;   // FP8 tensor math with FP32 accumulate; 0 when the card has none (before Ada/Hopper)
+  PowerTransients power_transients;  // whose transient measurements apply (power checks)
   std::string_view source;
 };
 
@@ -127,9 +133,10 @@ struct NvSwitchSpec {
 struct RiserPart {
   std::string_view key;  // e.g. "usb-x1"
   std::string_view name;
-  int gen;        // highest generation it carries reliably (the link trains no higher)
-  int width;      // lanes it carries
-  bool retimed;   // re-times (retimer) or re-drives (redriver) the signal, so its length does not cost a generation
+  int gen;       // highest generation it carries reliably (the link trains no higher)
+  int width;     // lanes it carries
+  bool retimed;  // re-times (retimer) or re-drives (redriver) the signal, so its length does not cost a
+                 // generation
   std::string_view source;
 };
 
@@ -145,7 +152,8 @@ struct PcieGenSpec {
 /// that shadows a built-in one takes its place). Iterates as `const Spec&`. Parts never move: a
 /// pointer from find_*() stays valid, with its values, for the life of the process.
 template <typename Spec>
-using PartList = boost::iterator_range<boost::indirect_iterator<typename std::vector<const Spec*>::const_iterator>>;
+using PartList =
+    boost::iterator_range<boost::indirect_iterator<typename std::vector<const Spec*>::const_iterator>>;
 
 PartList<GpuSpec> gpu_catalog();
 PartList<CpuSpec> cpu_catalog();
@@ -201,5 +209,6 @@ double pcie_link_gbs(int gen, int width);
 
 std::string_view to_string(Vendor v);
 std::string_view to_string(InterSocketKind k);
+std::string_view to_string(PowerTransients p);
 
 }  // namespace rigsim::topology

@@ -33,10 +33,10 @@ using namespace catalog_schema;
 
 template <typename Spec>
 struct Table {
-  std::deque<Spec> parts;               // every part ever declared; a deque never moves its elements
-  std::vector<const Spec*> current;     // the catalog as listed
-  std::vector<std::string> origin;      // per `current` entry: "built-in", or the user's file and pointer
-  std::vector<json> declared;           // per `current` entry: its values as JSON, to compare re-declarations
+  std::deque<Spec> parts;            // every part ever declared; a deque never moves its elements
+  std::vector<const Spec*> current;  // the catalog as listed
+  std::vector<std::string> origin;   // per `current` entry: "built-in", or the user's file and pointer
+  std::vector<json> declared;        // per `current` entry: its values as JSON, to compare re-declarations
   std::map<std::string, std::size_t, std::less<>> index;  // key -> position in `current`
 };
 
@@ -70,14 +70,16 @@ class Reader {
   /// far, this document's included).
   template <typename Spec>
   Spec read(const json& node, const std::string& pointer) {
-    if (!node.is_object()) throw InputError(file_, pointer, "expected a part (an object), got " + type_name(node));
+    if (!node.is_object())
+      throw InputError(file_, pointer, "expected a part (an object), got " + type_name(node));
     ObjectReader r(node, file_, pointer);
     r.allow("$comment");
     Spec s{};
     const std::string key = r.required_string("key");
     if (!is_part_key(key))
-      r.fail("key", "expected a lowercase hyphenated key of letters and digits (e.g. \"rtx-5090-96gb\"), got \"" +
-                        key + "\"");
+      r.fail("key",
+             "expected a lowercase hyphenated key of letters and digits (e.g. \"rtx-5090-96gb\"), got \"" +
+                 key + "\"");
     s.key = intern(key);
     const Spec* base = nullptr;
     if (const auto like = r.optional_string("like")) {
@@ -87,8 +89,8 @@ class Reader {
         std::vector<std::string> keys;
         for (const auto& [k, i] : t.index) keys.push_back(k);
         r.fail("like", "no " + std::string(Schema<Spec>::what) + " \"" + *like + "\" to start from" +
-                           did_you_mean(*like, keys) + " (`rigsim catalog " + std::string(Schema<Spec>::kind) +
-                           "` lists them)");
+                           did_you_mean(*like, keys) + " (`rigsim catalog " +
+                           std::string(Schema<Spec>::kind) + "` lists them)");
       }
       base = t.current[it->second];
       s = *base;
@@ -100,10 +102,16 @@ class Reader {
       if (!r.has(name)) {
         r.allow(name);  // known, so a misspelt key suggests it
         if (base != nullptr && !own) continue;
-        r.fail_here("missing \"" + name + "\"" + (field.meaning.empty() ? "" : " (" + std::string(field.meaning) + ")") +
-                    (base == nullptr ? "; a part gives every value, or starts from a known part with \"like\" and "
-                                       "gives what differs"
-                                     : "; a part always gives its own \"name\" and \"source\""));
+        if (!field.fallback.empty()) {
+          std::visit([&](auto member) { set_from_text(s, member, field.fallback); }, field.member);
+          continue;
+        }
+        r.fail_here("missing \"" + name + "\"" +
+                    (field.meaning.empty() ? "" : " (" + std::string(field.meaning) + ")") +
+                    (base == nullptr
+                         ? "; a part gives every value, or starts from a known part with \"like\" and "
+                           "gives what differs"
+                         : "; a part always gives its own \"name\" and \"source\""));
       }
       std::visit([&](auto member) { set(r, s, member, field); }, field.member);
     }
@@ -138,8 +146,9 @@ class Reader {
     const std::string name(f.name);
     const std::string v = *r.optional_string(name);
     if (v.empty())
-      r.fail(name, name == "source" ? "a part says where its numbers come from (datasheet, review, measurement)"
-                                    : "expected a non-empty string");
+      r.fail(name, name == "source"
+                       ? "a part says where its numbers come from (datasheet, review, measurement)"
+                       : "expected a non-empty string");
     s.*m = intern(v);
   }
   template <typename Spec, typename Enum>
@@ -158,14 +167,29 @@ class Reader {
       return false;
     };
     bool found = false;
-    if constexpr (std::is_same_v<Enum, Vendor>) found = match(kVendors);
-    else found = match(kInterSocketKinds);
+    if constexpr (std::is_same_v<Enum, Vendor>)
+      found = match(kVendors);
+    else if constexpr (std::is_same_v<Enum, InterSocketKind>)
+      found = match(kInterSocketKinds);
+    else
+      found = match(kPowerTransients);
     if (!found) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       r.fail(name, "expected one of " + list + ", got \"" + v + "\"");
     }
   }
+  // Sets an optional enum field from its fallback text (the schema only gives fallbacks to enums).
+  template <typename Spec, typename T>
+  static void set_from_text(Spec& s, T Spec::*m, std::string_view text) {
+    if constexpr (std::is_same_v<T, PowerTransients>) {
+      for (const auto e : kPowerTransients)
+        if (to_string(e) == text) s.*m = e;
+    } else {
+      throw std::logic_error("catalog schema: a fallback is given for a field that is not an enum");
+    }
+  }
+
   template <typename Spec>
   static void check_range(ObjectReader& r, const Field<Spec>& f, double v) {
     if (std::isfinite(v) && v >= f.lo && v <= f.hi) return;
@@ -199,7 +223,8 @@ std::string put(Registry& reg, const Spec& s, const std::string& origin) {
   }
   const std::size_t i = it->second;
   if (t.declared[i] == values) return "";  // the same part declared again (a layout read twice)
-  std::string note = std::string(Schema<Spec>::what) + " \"" + std::string(s.key) + "\" declared at " + origin +
+  std::string note = std::string(Schema<Spec>::what) + " \"" + std::string(s.key) + "\" declared at " +
+                     origin +
                      (t.origin[i] == "built-in" ? " shadows the built-in part"
                                                 : " replaces the one declared at " + t.origin[i]);
   t.current[i] = stored;
@@ -211,7 +236,8 @@ std::string put(Registry& reg, const Spec& s, const std::string& origin) {
 std::vector<std::string> add_parts(Registry& reg, const json& doc, const std::string& file,
                                    const std::string& pointer, bool builtin) {
   if (!doc.is_object())
-    throw InputError(file, pointer, "expected an object of part lists (\"gpus\": [...], \"cpus\": [...], ...)");
+    throw InputError(file, pointer,
+                     "expected an object of part lists (\"gpus\": [...], \"cpus\": [...], ...)");
   ObjectReader top(doc, file, pointer);
   top.allow("$comment");
   std::vector<std::string> notes;
@@ -226,7 +252,8 @@ std::vector<std::string> add_parts(Registry& reg, const json& doc, const std::st
       const Spec s = reader.read<Spec>((*list)[i], where);
       if (builtin && table_of<Spec>(reg).index.contains(s.key))
         throw InputError(file, where + "/key", "duplicate built-in key \"" + std::string(s.key) + "\"");
-      std::string note = put(reg, s, builtin ? std::string("built-in") : file + (where.empty() ? "" : " " + where));
+      std::string note =
+          put(reg, s, builtin ? std::string("built-in") : file + (where.empty() ? "" : " " + where));
       if (!note.empty()) notes.push_back(std::move(note));
     }
   });

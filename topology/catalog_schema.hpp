@@ -20,13 +20,14 @@ namespace rigsim::topology::catalog_schema {
 /// [lo, hi] with what the number means (for error messages).
 template <typename Spec>
 struct Field {
-  using Member = std::variant<double Spec::*, int Spec::*, bool Spec::*, std::string_view Spec::*, Vendor Spec::*,
-                              InterSocketKind Spec::*>;
+  using Member = std::variant<double Spec::*, int Spec::*, bool Spec::*, std::string_view Spec::*,
+                              Vendor Spec::*, InterSocketKind Spec::*, PowerTransients Spec::*>;
   std::string_view name;
   Member member;
   double lo = 0;
   double hi = 0;
   std::string_view meaning = {};
+  std::string_view fallback = {};  // value of an optional field a part leaves out; "" = required
 };
 
 template <typename Spec>
@@ -46,8 +47,10 @@ struct Schema<GpuSpec> {
         {"geforce", &S::geforce},
         {"memory_gb", &S::memory_gb, 0.5, 2048, "device memory, GB"},
         {"memory_bw_gbs", &S::memory_bw_gbs, 10, 50000, "device memory bandwidth, GB/s"},
-        {"fp16_fp32acc_tflops", &S::fp16_fp32acc_tflops, 0.01, 100000, "FP16/BF16 tensor TFLOP/s, FP32 accumulate"},
-        {"fp16_fp16acc_tflops", &S::fp16_fp16acc_tflops, 0.01, 100000, "FP16 tensor TFLOP/s, FP16 accumulate"},
+        {"fp16_fp32acc_tflops", &S::fp16_fp32acc_tflops, 0.01, 100000,
+         "FP16/BF16 tensor TFLOP/s, FP32 accumulate"},
+        {"fp16_fp16acc_tflops", &S::fp16_fp16acc_tflops, 0.01, 100000,
+         "FP16 tensor TFLOP/s, FP16 accumulate"},
         {"fp32_tflops", &S::fp32_tflops, 0.01, 10000, "FP32 TFLOP/s"},
         {"pcie_gen", &S::pcie_gen, 1, 6, "PCIe generation"},
         {"pcie_width", &S::pcie_width, 1, 16, "PCIe lanes"},
@@ -63,6 +66,8 @@ struct Schema<GpuSpec> {
         {"sm_count", &S::sm_count, 1, 2000, "streaming multiprocessors (AMD: compute units)"},
         {"tf32_tflops", &S::tf32_tflops, 0, 100000, "TF32 tensor TFLOP/s, 0 for none"},
         {"fp8_tflops", &S::fp8_tflops, 0, 100000, "FP8 tensor TFLOP/s, 0 for none"},
+        {"power_transients", &S::power_transients, 0, 0, "whose measured load transients apply",
+         "cem5-envelope"},
         {"source", &S::source},
     };
     return f;
@@ -81,7 +86,8 @@ struct Schema<GpuSpec> {
     if (g.nvlink_bridge && !nvlink) return "\"nvlink_bridge\" is true but the card has no NVLink";
     if (g.vendor == Vendor::Amd && (g.sm != 0 || nvlink))
       return "an AMD GPU has no CUDA compute capability (\"sm\": 0) and no NVLink";
-    if (g.vendor == Vendor::Nvidia && g.sm < 30) return "\"sm\" of an NVIDIA GPU is its compute capability x10 (>= 30)";
+    if (g.vendor == Vendor::Nvidia && g.sm < 30)
+      return "\"sm\" of an NVIDIA GPU is its compute capability x10 (>= 30)";
     return "";
   }
 };
@@ -115,10 +121,11 @@ struct Schema<CpuSpec> {
   }
   static std::string inconsistency(const CpuSpec& c) {
     const bool single = c.inter_socket == InterSocketKind::None;
-    if (single && (c.inter_socket_links != 0 || c.inter_socket_link_gbs != 0 || c.inter_socket_effective_gbs != 0 ||
-                   c.p2p_across_sockets))
+    if (single && (c.inter_socket_links != 0 || c.inter_socket_link_gbs != 0 ||
+                   c.inter_socket_effective_gbs != 0 || c.p2p_across_sockets))
       return "\"inter_socket\" is \"none\" (a single-socket part) but inter-socket values are given";
-    if (!single && (c.inter_socket_links == 0 || c.inter_socket_link_gbs <= 0 || c.inter_socket_effective_gbs <= 0))
+    if (!single &&
+        (c.inter_socket_links == 0 || c.inter_socket_link_gbs <= 0 || c.inter_socket_effective_gbs <= 0))
       return "a multi-socket part needs \"inter_socket_links\", \"inter_socket_link_gbs\" and "
              "\"inter_socket_effective_gbs\"";
     return "";
@@ -227,17 +234,20 @@ struct Schema<RiserPart> {
 };
 
 inline constexpr Vendor kVendors[] = {Vendor::Nvidia,    Vendor::Amd,      Vendor::Intel, Vendor::Broadcom,
-                               Vendor::Microchip, Vendor::Mellanox, Vendor::Other};
-inline constexpr InterSocketKind kInterSocketKinds[] = {InterSocketKind::None, InterSocketKind::Qpi, InterSocketKind::Upi,
-                                                 InterSocketKind::Xgmi};
+                                      Vendor::Microchip, Vendor::Mellanox, Vendor::Other};
+inline constexpr InterSocketKind kInterSocketKinds[] = {InterSocketKind::None, InterSocketKind::Qpi,
+                                                        InterSocketKind::Upi, InterSocketKind::Xgmi};
+inline constexpr PowerTransients kPowerTransients[] = {
+    PowerTransients::Cem5Envelope, PowerTransients::GeforceAmpere, PowerTransients::Geforce3090Ti,
+    PowerTransients::GeforceAda, PowerTransients::GeforceBlackwell};
 
 // Keys are lowercase words of [a-z0-9] joined by single hyphens.
 inline bool is_part_key(std::string_view key) {
   if (key.empty() || key.size() > 64 || key.front() == '-' || key.back() == '-') return false;
   char previous = '\0';
   for (const char c : key) {
-    const bool ok = std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-                    (c == '-' && previous != '-');
+    const bool ok = std::islower(static_cast<unsigned char>(c)) ||
+                    std::isdigit(static_cast<unsigned char>(c)) || (c == '-' && previous != '-');
     if (!ok) return false;
     previous = c;
   }
@@ -265,7 +275,7 @@ nlohmann::json to_json(const Spec& s) {
     std::visit(
         [&](auto member) {
           using T = std::remove_cvref_t<decltype(s.*member)>;
-          if constexpr (std::is_same_v<T, Vendor> || std::is_same_v<T, InterSocketKind>)
+          if constexpr (std::is_enum_v<T>)
             out[name] = to_string(s.*member);
           else
             out[name] = s.*member;

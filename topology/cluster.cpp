@@ -84,7 +84,7 @@ Topology build_cluster(const LayoutSpec& spec, int nodes) {
   all.name = spec.name + " x" + std::to_string(nodes);
   all.description = spec.description;
   all.notes = spec.notes;
-  all.psu_w = 0;  // per-server PSU; the power check of one server is build_topology's
+  all.psu = {};  // per-server PSU; the power check of one server is build_topology's
   all.p2p_patched_driver = spec.p2p_patched_driver;
   int sockets = 0;
   for (const auto& c : spec.cpus) sockets = std::max(sockets, c.socket + 1);

@@ -2,8 +2,8 @@
 
 #include "common/input.hpp"
 #include "common/suggest.hpp"
-#include "topology/catalog.hpp"
 #include "topology/build.hpp"
+#include "topology/catalog.hpp"
 
 namespace rigsim::topology {
 namespace {
@@ -36,7 +36,8 @@ RiserSpec read_riser(ObjectReader r) {
   if (part && s.width > part->width)
     r.fail("width", "a " + std::string(part->name) + " carries at most x" + std::to_string(part->width));
   s.kind = r.optional_string("kind").value_or(part ? std::string(part->key) : "");
-  if (part && s.kind != part->key) r.fail("kind", "\"kind\" is the model's key with a \"model\"; leave it out");
+  if (part && s.kind != part->key)
+    r.fail("kind", "\"kind\" is the model's key with a \"model\"; leave it out");
   s.model = part ? std::string(part->key) : "";
   r.finish();
   return s;
@@ -192,6 +193,45 @@ void read_nvlink(ObjectReader& top, LayoutSpec& spec) {
 
 }  // namespace
 
+// "psu_w": W (one ATX 3.x unit), or "psu": {"kind", "units", "unit_w", "redundant"}.
+PsuSpec parse_psu(ObjectReader& top, const std::string& file) {
+  PsuSpec psu;
+  const json* object = top.optional_object("psu");
+  if (const auto w = top.optional_number("psu_w")) {
+    if (object != nullptr)
+      top.fail("psu_w", "give either \"psu_w\" (one ATX 3.x unit) or a \"psu\" object, not both");
+    if (!(*w >= 0 && *w < 1e6)) top.fail("psu_w", "expected the PSU capacity in W, a non-negative number");
+    psu.unit_w = *w;
+    return psu;
+  }
+  if (object == nullptr) return psu;
+  ObjectReader r(*object, file, "/psu");
+  const std::string kind = r.optional_string("kind").value_or("atx3");
+  std::string kinds;
+  bool found = false;
+  for (const power::PsuKind k : power::kPsuKinds) {
+    kinds += (kinds.empty() ? "" : ", ") + std::string(power::to_string(k));
+    if (power::to_string(k) == kind) {
+      psu.kind = k;
+      found = true;
+    }
+  }
+  if (!found) r.fail("kind", "expected one of " + kinds + ", got \"" + kind + "\"");
+  const auto unit_w = r.optional_number("unit_w");
+  if (!unit_w) r.fail_here("missing \"unit_w\" (the rating of one supply, W)");
+  if (!(*unit_w > 0 && *unit_w < 1e5))
+    r.fail("unit_w", "expected the rating of one supply in W, a positive number");
+  psu.unit_w = *unit_w;
+  psu.units = r.optional_int("units").value_or(1);
+  if (psu.units < 1 || psu.units > 64) r.fail("units", "expected the number of supplies, 1 to 64");
+  psu.redundant = r.optional_int("redundant").value_or(0);
+  if (psu.redundant < 0 || psu.redundant >= psu.units)
+    r.fail("redundant", "expected how many of the " + std::to_string(psu.units) +
+                            " supplies are spares (N+N: half), at least 0 and fewer than \"units\"");
+  r.finish();
+  return psu;
+}
+
 LayoutSpec parse_layout(const json& doc, const std::string& file) {
   ObjectReader top(doc, file, "");
   top.allow("$comment");
@@ -200,8 +240,7 @@ LayoutSpec parse_layout(const json& doc, const std::string& file) {
   spec.name = top.required_string("name");
   spec.description = top.optional_string("description").value_or("");
   spec.notes = top.string_list("notes");
-  spec.psu_w = top.optional_number("psu_w").value_or(0);
-  if (spec.psu_w < 0) top.fail("psu_w", "PSU capacity must not be negative");
+  spec.psu = parse_psu(top, file);
   spec.price_usd = top.optional_number("price_usd").value_or(0);
   if (!(spec.price_usd >= 0 && spec.price_usd < 1e9))
     top.fail("price_usd", "expected the box's price in USD, a non-negative number");
@@ -216,7 +255,8 @@ LayoutSpec parse_layout(const json& doc, const std::string& file) {
   // Parts first: the models below may name them. Shadowing a built-in part is reported with the
   // layout's warnings.
   if (const json* parts = top.optional_object("parts")) {
-    for (std::string& note : add_catalog_parts(*parts, file, "/parts")) spec.import_warnings.push_back(std::move(note));
+    for (std::string& note : add_catalog_parts(*parts, file, "/parts"))
+      spec.import_warnings.push_back(std::move(note));
     spec.parts = *parts;
   }
   read_cpus(top, spec);

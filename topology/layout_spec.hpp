@@ -6,18 +6,19 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "topology/power.hpp"
 
 namespace rigsim::topology {
 
 /// A riser between a slot and a card (e.g. a USB "x1" mining riser, a Gen3 ribbon riser).
 struct RiserSpec {
-  int gen = 0;       // highest generation the riser carries (0 = no limit)
-  int width = 0;     // lanes the riser carries (0 = no limit)
-  std::string kind;  // free text: "usb-x1", "ribbon", "slimsas" (the catalog key with a model)
+  int gen = 0;        // highest generation the riser carries (0 = no limit)
+  int width = 0;      // lanes the riser carries (0 = no limit)
+  std::string kind;   // free text: "usb-x1", "ribbon", "slimsas" (the catalog key with a model)
   std::string model;  // catalog riser key ("" when described by hand)
 };
 
@@ -116,14 +117,25 @@ struct InterSocketEntry {
   std::string where;
 };
 
+/// The power supplies: `units` of `unit_w` each, `redundant` of them spares (N+N, N+1), of one kind.
+/// A layout's "psu_w" is one ATX 3.x unit of that capacity.
+struct PsuSpec {
+  power::PsuKind kind = power::PsuKind::Atx3;
+  int units = 1;
+  double unit_w = 0;  // 0: no PSU declared, no power checks
+  int redundant = 0;
+  /// The capacity the box runs on with its spares idle, W.
+  double capacity_w() const { return (units - redundant) * unit_w; }
+};
+
 struct LayoutSpec {
   std::string file;  // where it was read from, for errors
   std::string name;
   std::string description;
-  std::vector<std::string> notes;   // sources and assumptions
+  std::vector<std::string> notes;  // sources and assumptions
   /// What a reader had to guess or ignore (e.g. the NCCL XML importer), shown as topology warnings.
   std::vector<std::string> import_warnings;
-  double psu_w = 0;                 // total PSU capacity, W (0: not declared)
+  PsuSpec psu;                      // the power supplies (unit_w 0: not declared)
   double price_usd = 0;             // what the whole box costs, USD (0: not declared)
   std::string price_source;         // where that price comes from (a listing, a quote, a date)
   bool p2p_patched_driver = false;  // tinygrad-style patched driver enables GeForce PCIe P2P

@@ -41,11 +41,13 @@ json cpus(const LayoutSpec& s) {
 
 json pcie_tree(const LayoutSpec& s, json doc) {
   json bridges = json::array();
-  for (const HostBridgeEntry& h : s.host_bridges) bridges.push_back({{"id", h.id}, {"cpu", h.cpu}, {"lanes", h.lanes}});
+  for (const HostBridgeEntry& h : s.host_bridges)
+    bridges.push_back({{"id", h.id}, {"cpu", h.cpu}, {"lanes", h.lanes}});
   doc["host_bridges"] = std::move(bridges);
   if (!s.chipsets.empty()) {
     json chipsets = json::array();
-    for (const ChipsetEntry& c : s.chipsets) chipsets.push_back({{"id", c.id}, {"model", c.model}, {"parent", c.parent}});
+    for (const ChipsetEntry& c : s.chipsets)
+      chipsets.push_back({{"id", c.id}, {"model", c.model}, {"parent", c.parent}});
     doc["chipsets"] = std::move(chipsets);
   }
   if (!s.slots.empty()) {
@@ -121,7 +123,16 @@ json layout_to_json(const LayoutSpec& s) {
   json doc = {{"name", s.name}};
   if (!s.description.empty()) doc["description"] = s.description;
   if (!s.notes.empty()) doc["notes"] = s.notes;
-  if (s.psu_w > 0) doc["psu_w"] = s.psu_w;
+  if (s.psu.unit_w > 0) {
+    const PsuSpec plain;  // one ATX 3.x unit is written the short way
+    if (s.psu.kind == plain.kind && s.psu.units == 1 && s.psu.redundant == 0)
+      doc["psu_w"] = s.psu.unit_w;
+    else
+      doc["psu"] = {{"kind", power::to_string(s.psu.kind)},
+                    {"units", s.psu.units},
+                    {"unit_w", s.psu.unit_w},
+                    {"redundant", s.psu.redundant}};
+  }
   if (s.price_usd > 0) {
     doc["price_usd"] = s.price_usd;
     doc["price_source"] = s.price_source;

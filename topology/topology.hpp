@@ -95,6 +95,7 @@ class Topology {
   const std::string& name() const;
   const std::string& description() const;
   const std::vector<std::string>& notes() const;
+  /// PSU capacity the box runs on with its redundant supplies idle, W (0: not declared).
   double psu_w() const;
   /// The box's price as the layout states it, USD (0: not stated), and where it comes from.
   double price_usd() const;

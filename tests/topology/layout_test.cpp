@@ -240,31 +240,6 @@ TEST(NegotiatedLink, MoreLanesNeverMeansLessBandwidth) {
   }
 }
 
-TEST(Power, WarnsWhenSustainedAndTransientLoadExceedThePsu) {
-  // Two RTX 4090 (450 W each) + Ryzen 5000 TDP + 150 W rest on a 1000 W PSU: sustained over 1000 W is
-  // 900 + CPU + 150 > 1000; transients 3 x 900 = 2700 W + ... exceed 2 x 1000 W.
-  const std::string text = R"({"name": "t", "psu_w": 1000, "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
-    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 20}],
-    "slots": [{"id": "s1", "parent": "rc0", "width": 8}, {"id": "s2", "parent": "rc0", "width": 8}],
-    "gpus": [{"id": "g0", "model": "rtx-4090", "slot": "s1"}, {"id": "g1", "model": "rtx-4090", "slot": "s2"}]})";
-  const Topology t = layout_from_text(text);
-  int sustained = 0, transient = 0;
-  for (const auto& w : t.warnings()) {
-    sustained += w.find("sustained exceeds the 1000 W") != std::string::npos;
-    transient += w.find("transients") != std::string::npos;
-  }
-  EXPECT_EQ(sustained, 1);
-  EXPECT_EQ(transient, 1);
-}
-
-TEST(Power, NoWarningWithAmplePsu) {
-  const Topology t =
-      layout_from_text(R"({"name": "t", "psu_w": 2000, "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
-    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 20}],
-    "gpus": [{"id": "g0", "model": "rtx-3060-12gb", "parent": "rc0"}]})");
-  EXPECT_TRUE(t.warnings().empty());
-}
-
 // An NVLink bridge spans 2, 3 or 4 slot pitches: where slots give their board positions, a bridge
 // between neighbours (or five apart) is a warning; 3 apart is silent.
 TEST(LayoutValidation, NvlinkBridgeBetweenSlotsNoBridgeSpansIsWarned) {
