@@ -136,20 +136,27 @@ void Platform::add_topology_links() {
 }
 
 void Platform::add_dram_links() {
-  dram_.assign(topo_.devices().size(), std::nullopt);
+  // NPS2/NPS4 split a socket's channels evenly between its NUMA nodes (hardware.md §2.7: NPS1/2/4
+  // interleave 8/4/2 of Rome's 8 channels); NPS1 interleaves them all into one node.
   for (DeviceId c : topo_.cpus()) {
     const Device& d = topo_.device(c);
-    PlatformLink p;
-    p.name = d.name + "/dram";
-    p.bandwidth = d.memory_bandwidth * cost_.memory_efficiency;
-    p.duplex = false;
-    p.up = p.down = c;
-    p.what = "host memory of " + d.name + ", " +
-             fmt("%.2f GB/s x %.2f", d.memory_bandwidth.gb_per_s(), cost_.memory_efficiency) +
-             ", shared by reads and writes";
-    p.nccl_bandwidth = p.bandwidth;
-    dram_[c] = links_.size();
-    links_.push_back(std::move(p));
+    const int nodes = d.numa_nodes;
+    for (int k = 0; k < nodes; ++k) {
+      PlatformLink p;
+      p.name = nodes == 1 ? d.name + "/dram" : d.name + "/node" + std::to_string(d.numa + k) + "/dram";
+      const BytesPerSecond theoretical = d.memory_bandwidth * (1.0 / nodes);
+      p.bandwidth = theoretical * cost_.memory_efficiency;
+      p.duplex = false;
+      p.up = p.down = c;
+      p.what = (nodes == 1 ? "host memory of " + d.name
+                           : "host memory of NUMA node " + std::to_string(d.numa + k) + " (" + d.name +
+                                 ", 1/" + std::to_string(nodes) + " of its channels)") +
+               ", " + fmt("%.2f GB/s x %.2f", theoretical.gb_per_s(), cost_.memory_efficiency) +
+               ", shared by reads and writes";
+      p.nccl_bandwidth = p.bandwidth;
+      dram_[d.numa + k] = links_.size();
+      links_.push_back(std::move(p));
+    }
   }
 }
 
@@ -188,9 +195,16 @@ void Platform::add_both_crossings(Route& r) const {
 }
 
 std::size_t Platform::dram_of(DeviceId socket) const {
-  if (socket >= dram_.size() || !dram_[socket])
+  if (socket >= topo_.devices().size() || topo_.device(socket).kind != DeviceKind::Cpu)
     throw std::invalid_argument(topo_.device(socket).name + " is not a CPU socket");
-  return *dram_[socket];
+  return dram_.at(topo_.device(socket).numa);
+}
+
+std::size_t Platform::dram_for(DeviceId socket, DeviceId device) const {
+  const Device& s = topo_.device(socket);
+  const Device& d = topo_.device(device);
+  if (d.socket == s.socket && d.numa >= s.numa && d.numa < s.numa + s.numa_nodes) return dram_.at(d.numa);
+  return dram_of(socket);
 }
 
 void Platform::append_path(Route& r, const topology::Path& p) const {
@@ -208,8 +222,8 @@ Route Platform::staged_route(DeviceId src, DeviceId dst) const {
   r.transport = Transport::Shm;
   r.setup = cost_.shm_latency;
   append_path(r, topo_.pcie_path(src, socket));
-  r.crossings.push_back({dram_of(socket), true});  // written by the first leg
-  r.crossings.push_back({dram_of(socket), true});  // read by the second
+  r.crossings.push_back({dram_for(socket, src), true});  // written by the first leg
+  r.crossings.push_back({dram_for(socket, src), true});  // read by the second
   append_path(r, topo_.pcie_path(socket, dst));
   add_both_crossings(r);
   return r;
@@ -222,9 +236,9 @@ Route Platform::host_copy_route(DeviceId src, DeviceId dst) const {
   Route r;
   r.transport = Transport::HostCopy;
   r.setup = cost_.host_copy_latency;
-  if (is_cpu(topo_, src)) r.crossings.push_back({dram_of(src), true});
+  if (is_cpu(topo_, src)) r.crossings.push_back({dram_for(src, dst), true});
   append_path(r, topo_.pcie_path(src, dst));
-  if (is_cpu(topo_, dst)) r.crossings.push_back({dram_of(dst), true});
+  if (is_cpu(topo_, dst)) r.crossings.push_back({dram_for(dst, src), true});
   add_both_crossings(r);
   return r;
 }

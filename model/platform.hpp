@@ -6,6 +6,7 @@
 // process (engine/executor.cpp). The value can be built, routed and dumped any number of times.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,11 +77,16 @@ class Platform {
 
   const topology::Topology& topology() const { return topo_; }
   const calibration::CostModel& cost_model() const { return cost_; }
-  /// Links: index i < topology().links().size() models Topology link i; then one DRAM link per socket;
-  /// then one "both directions" link per PCIe / chipset-uplink link (see both_of).
+  /// Links: index i < topology().links().size() models Topology link i; then one DRAM link per NUMA
+  /// node (one per socket unless the layout sets "nps"); then one "both directions" link per PCIe /
+  /// chipset-uplink link (see both_of).
   const std::vector<PlatformLink>& links() const { return links_; }
-  /// Index of the host-memory link of a CPU socket device.
+  /// Index of the host-memory link of a CPU socket device (its first NUMA node).
   std::size_t dram_of(topology::DeviceId socket) const;
+  /// Index of the host-memory link a copy between `socket` and `device` uses: the device's own NUMA
+  /// node when it sits on that socket (pinned buffers allocated where the process runs, next to its
+  /// GPU), else the socket's first node.
+  std::size_t dram_for(topology::DeviceId socket, topology::DeviceId device) const;
   /// Index of the shared link that both directions of Topology link `link` cross when they carry host
   /// DMA (capacity pcie_duplex_efficiency x 2 x wire); nullopt for links without one (NVLink, network,
   /// inter-socket, host bridge to CPU).
@@ -125,7 +131,7 @@ class Platform {
   topology::Topology topo_;
   calibration::CostModel cost_;
   std::vector<PlatformLink> links_;
-  std::vector<std::optional<std::size_t>> dram_;  // per device id: its DRAM link (CPU sockets only)
+  std::map<int, std::size_t> dram_;               // per NUMA node: its DRAM link
   std::vector<std::optional<std::size_t>> both_;  // per Topology link: its "both directions" link
 };
 

@@ -28,7 +28,9 @@ std::string host_line(const topology::Topology& t, DeviceId id, std::size_t widt
     line += "  GPU  " + std::string(d.gpu->name) + ", socket " + std::to_string(d.socket);
   } else {
     line += "  CPU  " + std::string(d.cpu->name) + ", socket " + std::to_string(d.socket) + ", memory " +
-            d.name + "/dram";
+            (d.numa_nodes == 1 ? d.name + "/dram"
+                               : std::to_string(d.numa_nodes) + " NUMA nodes " + d.name + "/node" +
+                                     std::to_string(d.numa) + "/dram...");
   }
   if (d.node != 0) line += ", node " + std::to_string(d.node);
   return line + "\n";
@@ -62,7 +64,8 @@ std::string Platform::dump() const {
     const Route r = route(a, b, t);
     out << "  " << topo_.device(a).name << " -> " << topo_.device(b).name << "  " << to_string(t)
         << num("  %.3f", r.latency.us()) << num("  %.2f ", r.bottleneck.gb_per_s());
-    for (std::size_t i = 0; i < r.crossings.size(); ++i) out << (i ? " " : "") << crossing_name(r.crossings[i]);
+    for (std::size_t i = 0; i < r.crossings.size(); ++i)
+      out << (i ? " " : "") << crossing_name(r.crossings[i]);
     out << "\n";
   };
   const auto gpus = topo_.gpus();

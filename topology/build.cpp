@@ -3,8 +3,9 @@
 #include "topology/build.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cctype>
+#include <cstdlib>
+#include <map>
 #include <set>
 
 #include "common/input.hpp"
@@ -135,7 +136,13 @@ void Builder::add_cpus() {
     d.model = e.model;
     d.cpu = require_model(find_cpu(e.model), e.model, spec_.file, e.where, "CPU", cpu_keys());
     d.socket = e.socket;
-    d.numa = e.numa;
+    if (e.nps > d.cpu->numa_domains)
+      fail(e.where + "/nps", std::string(d.cpu->name) + " has " + std::to_string(d.cpu->numa_domains) +
+                                 " memory domain(s) per socket, so at most " +
+                                 std::to_string(d.cpu->numa_domains) +
+                                 " NUMA node(s), got \"nps\": " + std::to_string(e.nps));
+    d.numa_nodes = e.nps;
+    d.numa = e.numa * e.nps;  // Linux numbers a socket's nodes together: NPS4 on socket 1 is 4-7
     d.lanes = d.cpu->pcie_lanes;
     d.pcie_gen = d.cpu->pcie_gen;
     d.memory_bandwidth = gb_per_s(e.memory_bw_gbs > 0 ? e.memory_bw_gbs : d.cpu->memory_bw_gbs);
@@ -148,19 +155,34 @@ void Builder::add_cpus() {
 }
 
 void Builder::add_host_bridges() {
+  std::map<std::string, int> bridges_of, seen_of;  // per CPU id: host bridges declared, placed so far
+  for (const auto& e : spec_.host_bridges) ++bridges_of[e.cpu];
   for (const auto& e : spec_.host_bridges) {
     const DeviceId cpu = resolve(e.cpu, e.where + "/cpu", {DeviceKind::Cpu}, "CPU");
     const CpuSpec& c = *dev(cpu).cpu;
-    // EPYC/Threadripper: every x16 root port is its own host bridge (reference hardware.md §2.7).
-    if (c.root_port_per_x16 && e.lanes > 16)
-      fail(e.where + "/lanes", "a host bridge of " + std::string(c.name) + " is one x16 root port, but \"" +
-                                   e.id + "\" declares " + std::to_string(e.lanes) +
-                                   " lanes; declare one host bridge per x16");
+    const int domains = c.numa_domains;
+    if (e.quadrant >= domains)
+      fail(e.where + "/quadrant", std::string(c.name) + " has " + std::to_string(domains) +
+                                      " memory domain(s) per socket (0 to " + std::to_string(domains - 1) +
+                                      "), got " + std::to_string(e.quadrant));
+    // EPYC/Threadripper: every x16 root port is its own host bridge (reference hardware.md §2.7); a
+    // bridge placed in a quadrant may stand for several of that quadrant's ports (a switch's uplinks).
+    const int quadrant_lanes = c.pcie_lanes / domains;
+    if (c.root_port_per_x16 && e.lanes > 16 && (e.quadrant < 0 || e.lanes > quadrant_lanes))
+      fail(e.where + "/lanes",
+           "a host bridge of " + std::string(c.name) + " is one x16 root port, but \"" + e.id +
+               "\" declares " + std::to_string(e.lanes) + " lanes; declare one host bridge per x16" +
+               (domains > 1
+                    ? ", or give it a \"quadrant\" (up to " + std::to_string(quadrant_lanes) + " lanes)"
+                    : std::string()));
+    // The quadrant (or die) it sits in: as declared, else the socket's bridges spread over them in order.
+    const int index = seen_of[e.cpu]++;
+    const int quadrant = e.quadrant >= 0 ? e.quadrant : index * domains / bridges_of[e.cpu];
     Device d;
     d.name = e.id;
     d.kind = DeviceKind::HostBridge;
     d.socket = dev(cpu).socket;
-    d.numa = dev(cpu).numa;
+    d.numa = dev(cpu).numa + quadrant * dev(cpu).numa_nodes / domains;
     d.lanes = e.lanes;
     d.pcie_gen = c.pcie_gen;
     const DeviceId id = add_device(d);
@@ -387,7 +409,8 @@ void Builder::check_empty_slots() {
   for (const auto& [id, s] : slots_)
     if (std::all_of(s.occupant.begin(), s.occupant.end(), [](const std::string& o) { return o.empty(); }))
       resolve(s.entry->parent, s.entry->where + "/parent",
-              {DeviceKind::HostBridge, DeviceKind::Switch, DeviceKind::Chipset}, "host bridge, switch or chipset");
+              {DeviceKind::HostBridge, DeviceKind::Switch, DeviceKind::Chipset},
+              "host bridge, switch or chipset");
 }
 
 void Builder::add_gpus() {
@@ -438,8 +461,8 @@ void Builder::add_nvlinks() {
     // between cards of different sockets is most likely a slip in the layout (it is legal: a few boards
     // put the last slot of one socket next to the first of the other).
     if (e.bridge && dev(a).socket >= 0 && dev(b).socket >= 0 && dev(a).socket != dev(b).socket)
-      warn("NVLink bridge between \"" + dev(a).name + "\" (socket " + std::to_string(dev(a).socket) + ") and \"" +
-           dev(b).name + "\" (socket " + std::to_string(dev(b).socket) +
+      warn("NVLink bridge between \"" + dev(a).name + "\" (socket " + std::to_string(dev(a).socket) +
+           ") and \"" + dev(b).name + "\" (socket " + std::to_string(dev(b).socket) +
            "): a bridge joins cards in neighbouring slots, and boards usually group each socket's slots "
            "together; check that these two slots are next to each other");
     if (e.bridge) check_bridge_span(a, b);

@@ -80,6 +80,10 @@ struct CpuSpec {
   int cpuid_family;                   // for NCCL XML export (familyid)
   int cpuid_model;                    // for NCCL XML export (modelid)
   double tdp_w;                       // typical TDP of the family, W
+  // Places DRAM attaches inside one socket: the I/O die's quadrants (EPYC 7002+, Threadripper PRO) or
+  // the dies that carry memory controllers (EPYC 7001, Threadripper 1000/2000); 1 for one memory
+  // domain. A layout's "nps" (NUMA nodes per socket) may split the socket into up to this many nodes.
+  int numa_domains;
   std::string_view source;
 };
 

@@ -179,14 +179,16 @@ class Reader {
       r.fail(name, "expected one of " + list + ", got \"" + v + "\"");
     }
   }
-  // Sets an optional enum field from its fallback text (the schema only gives fallbacks to enums).
+  // Sets an optional field from its fallback text (the schema gives fallbacks to enums and ints).
   template <typename Spec, typename T>
   static void set_from_text(Spec& s, T Spec::*m, std::string_view text) {
     if constexpr (std::is_same_v<T, PowerTransients>) {
       for (const auto e : kPowerTransients)
         if (to_string(e) == text) s.*m = e;
+    } else if constexpr (std::is_same_v<T, int>) {
+      s.*m = std::stoi(std::string(text));
     } else {
-      throw std::logic_error("catalog schema: a fallback is given for a field that is not an enum");
+      throw std::logic_error("catalog schema: a fallback is given for a field that is not an enum or int");
     }
   }
 

@@ -115,6 +115,8 @@ struct Schema<CpuSpec> {
         {"cpuid_family", &S::cpuid_family, 0, 255, "CPUID family"},
         {"cpuid_model", &S::cpuid_model, 0, 255, "CPUID model"},
         {"tdp_w", &S::tdp_w, 1, 1000, "TDP, W"},
+        {"numa_domains", &S::numa_domains, 1, 16, "memory domains per socket (I/O-die quadrants or dies)",
+         "1"},
         {"source", &S::source},
     };
     return f;
@@ -124,6 +126,9 @@ struct Schema<CpuSpec> {
     if (single && (c.inter_socket_links != 0 || c.inter_socket_link_gbs != 0 ||
                    c.inter_socket_effective_gbs != 0 || c.p2p_across_sockets))
       return "\"inter_socket\" is \"none\" (a single-socket part) but inter-socket values are given";
+    const int d = c.numa_domains;
+    if (d != 1 && d != 2 && d != 4 && d != 8)
+      return "\"numa_domains\" must be 1, 2, 4 or 8 (memory domains per socket), got " + std::to_string(d);
     if (!single &&
         (c.inter_socket_links == 0 || c.inter_socket_link_gbs <= 0 || c.inter_socket_effective_gbs <= 0))
       return "a multi-socket part needs \"inter_socket_links\", \"inter_socket_link_gbs\" and "

@@ -176,7 +176,7 @@ class Builder {
     for (int c : n_[static_cast<std::size_t>(r)].children) {
       if (rc.empty() || per_x16_) {
         rc = "rc" + std::to_string(spec_.host_bridges.size());
-        spec_.host_bridges.push_back({rc, cpu, 16, ""});
+        spec_.host_bridges.push_back({rc, cpu, 16, -1, ""});
       }
       const Node& d = n_[static_cast<std::size_t>(c)];
       if (d.kind == Node::Bridge)

@@ -336,7 +336,7 @@ class Builder {
         const std::string rc = "rc" + std::to_string(spec_.host_bridges.size());
         const std::size_t end = std::min(trees.size(), t + per_bridge);
         for (std::size_t k = t; k < end; ++k) tree(trees[k], rc);
-        spec_.host_bridges.push_back({rc, cpu, static_cast<int>(16 * (end - t)), ""});
+        spec_.host_bridges.push_back({rc, cpu, static_cast<int>(16 * (end - t)), -1, ""});
       }
     }
   }

@@ -87,6 +87,9 @@ void read_cpus(ObjectReader& top, LayoutSpec& spec) {
     e.numa = r.optional_int("numa").value_or(e.socket);
     e.reserved_lanes = positive(r, "reserved_lanes", r.optional_int("reserved_lanes").value_or(0), 0, 256);
     e.memory_bw_gbs = r.optional_number("memory_bw_gbs").value_or(0);
+    e.nps = r.optional_int("nps").value_or(1);
+    if (e.nps != 1 && e.nps != 2 && e.nps != 4 && e.nps != 8)
+      r.fail("nps", "expected NUMA nodes per socket: 1, 2, 4 or 8, got " + std::to_string(e.nps));
     spec.cpus.push_back(e);
   });
   for_each_entry(top, "host_bridges", true, [&](ObjectReader& r) {
@@ -95,6 +98,7 @@ void read_cpus(ObjectReader& top, LayoutSpec& spec) {
     e.id = r.required_string("id");
     e.cpu = r.required_string("cpu");
     e.lanes = positive(r, "lanes", r.required_int("lanes"), 1, 256);
+    if (const auto q = r.optional_int("quadrant")) e.quadrant = positive(r, "quadrant", *q, 0, 15);
     spec.host_bridges.push_back(e);
   });
   for_each_entry(top, "inter_socket", false, [&](ObjectReader& r) {

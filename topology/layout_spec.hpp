@@ -41,13 +41,15 @@ struct CpuEntry {
   int numa = -1;             // NUMA node (-1: same as socket)
   int reserved_lanes = 0;    // CPU lanes used by things outside the model (M.2 NVMe, onboard devices)
   double memory_bw_gbs = 0;  // override of the catalog's DRAM bandwidth (0: catalog)
+  int nps = 1;               // NUMA nodes per socket (AMD NPS1/2/4; Threadripper 1000/2000 UMA = 1, NUMA = 2)
   std::string where;
 };
 
 struct HostBridgeEntry {
   std::string id;
   std::string cpu;
-  int lanes = 16;  // lanes of this root complex / root port group
+  int lanes = 16;     // lanes of this root complex / root port group
+  int quadrant = -1;  // memory domain of the socket it sits in (I/O-die quadrant or die); -1: spread
   std::string where;
 };
 

@@ -34,6 +34,7 @@ json cpus(const LayoutSpec& s) {
     if (c.numa != c.socket) j["numa"] = c.numa;
     if (c.reserved_lanes > 0) j["reserved_lanes"] = c.reserved_lanes;
     if (c.memory_bw_gbs > 0) j["memory_bw_gbs"] = c.memory_bw_gbs;
+    if (c.nps != 1) j["nps"] = c.nps;
     out.push_back(std::move(j));
   }
   return out;
@@ -41,8 +42,11 @@ json cpus(const LayoutSpec& s) {
 
 json pcie_tree(const LayoutSpec& s, json doc) {
   json bridges = json::array();
-  for (const HostBridgeEntry& h : s.host_bridges)
-    bridges.push_back({{"id", h.id}, {"cpu", h.cpu}, {"lanes", h.lanes}});
+  for (const HostBridgeEntry& h : s.host_bridges) {
+    json b = {{"id", h.id}, {"cpu", h.cpu}, {"lanes", h.lanes}};
+    if (h.quadrant >= 0) b["quadrant"] = h.quadrant;
+    bridges.push_back(std::move(b));
+  }
   doc["host_bridges"] = std::move(bridges);
   if (!s.chipsets.empty()) {
     json chipsets = json::array();

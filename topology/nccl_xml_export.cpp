@@ -1,6 +1,7 @@
 // Export of a Topology as NCCL topology XML (reference nccl.md §d.6), so NCCL can be pointed at a
 // server that exists only as a layout (NCCL_TOPO_FILE). Shaped like an NCCL dump:
-// - one <cpu> per socket (vendor/familyid/modelid from the CPU catalog's CPUID numbers);
+// - one <cpu> per NUMA node, so per socket unless the layout sets "nps" (vendor/familyid/modelid
+//   from the CPU catalog's CPUID numbers);
 // - host bridges are not <pci> nodes (devices hang directly under their <cpu>); switches and
 //   chipsets are bridges (class 0x060400) with their devices below them;
 // - bus ids are synthesised, "0000:BB:00.0" with BB counting up in device order (then the domain),
@@ -76,18 +77,26 @@ class Exporter {
     return buf.data();
   }
 
+  // One <cpu> per NUMA node, as NCCL writes them (its CPU nodes are NUMA domains): a socket in NPS4
+  // is four <cpu> elements, each holding the host bridges of its quadrants.
   void emit_cpu(xml_node system, const Device& cpu) {
-    xml_node node = system.append_child("cpu");
-    node.append_attribute("numaid") = cpu.numa >= 0 ? cpu.numa : cpu.socket;
-    node.append_attribute("affinity") = "";
-    node.append_attribute("arch") = "x86_64";
-    node.append_attribute("vendor") = cpu.cpu->vendor == Vendor::Amd ? "AuthenticAMD" : "GenuineIntel";
-    node.append_attribute("familyid") = cpu.cpu->cpuid_family;
-    node.append_attribute("modelid") = cpu.cpu->cpuid_model;
-    for (const Link& l : topo_.links())
-      if (l.kind == LinkKind::Internal && l.up == cpu.id)
-        for (DeviceId child : children_[l.down]) emit_device(node, child);
-    for (DeviceId child : children_[cpu.id]) emit_device(node, child);  // chipsets on the CPU itself
+    for (int k = 0; k < cpu.numa_nodes; ++k) {
+      const int numa = cpu.numa + k;
+      xml_node node = system.append_child("cpu");
+      node.append_attribute("numaid") = cpu.numa >= 0 ? numa : cpu.socket;
+      node.append_attribute("affinity") = "";
+      node.append_attribute("arch") = "x86_64";
+      node.append_attribute("vendor") = cpu.cpu->vendor == Vendor::Amd ? "AuthenticAMD" : "GenuineIntel";
+      node.append_attribute("familyid") = cpu.cpu->cpuid_family;
+      node.append_attribute("modelid") = cpu.cpu->cpuid_model;
+      for (const Link& l : topo_.links())
+        if (l.kind == LinkKind::Internal && l.up == cpu.id &&
+            (cpu.numa_nodes == 1 || topo_.device(l.down).numa == numa))
+          for (DeviceId child : children_[l.down]) emit_device(node, child);
+      if (k == 0)
+        for (DeviceId child : children_[cpu.id]) emit_device(node, child);  // chipsets on the CPU itself
+      if (cpu.numa_nodes > 1 && node.first_child().empty()) system.remove_child(node);  // no devices there
+    }
   }
 
   void emit_device(xml_node parent, DeviceId id) {

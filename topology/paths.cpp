@@ -3,9 +3,9 @@
 // nvidia-smi's vocabularies (reference nccl.md §d.1).
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
-#include <boost/pending/queue.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/visitors.hpp>
+#include <boost/pending/queue.hpp>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -54,8 +54,8 @@ struct NvlinkVertexFilter {
 /// routes ask one short search per GPU of a graph of ~100,000 devices).
 template <typename G>
 std::shared_ptr<Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, DeviceId b, std::size_t n,
-                                                     std::size_t at_least,
-                                                     std::shared_ptr<Topology::Impl::Tree> reuse) {
+                                               std::size_t at_least,
+                                               std::shared_ptr<Topology::Impl::Tree> reuse) {
   std::shared_ptr<Topology::Impl::Tree> tree = std::move(reuse);
   if (tree && tree->pred.size() == n) {
     for (std::size_t v : tree->touched) {
@@ -110,8 +110,8 @@ std::shared_ptr<Topology::Impl::Tree> bfs_tree(const G& g, DeviceId a, DeviceId 
 using TreeKind = Topology::Impl::TreeKind;
 
 template <typename G>
-std::shared_ptr<const Topology::Impl::Tree> tree_from(const Topology::Impl& impl, const G& g, DeviceId a, DeviceId b,
-                                                      TreeKind kind) {
+std::shared_ptr<const Topology::Impl::Tree> tree_from(const Topology::Impl& impl, const G& g, DeviceId a,
+                                                      DeviceId b, TreeKind kind) {
   constexpr std::size_t kKept = 8;
   auto& cache = *impl.cache;
   std::size_t at_least = 0;
@@ -143,7 +143,8 @@ std::shared_ptr<const Topology::Impl::Tree> tree_from(const Topology::Impl& impl
 }
 
 /// The route a..b in a breadth-first tree from `a`: devices and links, or empty when unreachable.
-std::pair<std::vector<DeviceId>, std::vector<LinkId>> route_in(const Topology::Impl::Tree& t, DeviceId a, DeviceId b) {
+std::pair<std::vector<DeviceId>, std::vector<LinkId>> route_in(const Topology::Impl::Tree& t, DeviceId a,
+                                                               DeviceId b) {
   if (t.pred[b] == kNone) return {};
   std::size_t hops = 0;
   for (std::size_t v = b; v != a; v = t.pred[v]) ++hops;
@@ -164,7 +165,7 @@ BytesPerSecond bottleneck(const Topology& t, const std::vector<LinkId>& links) {
   return {links.empty() ? 0.0 : bw};
 }
 
-/// Classifies a PCIe / inter-socket route: SYS across sockets, PHB through a host bridge
+/// Classifies a PCIe / inter-socket route: SYS across sockets or NUMA nodes, PHB through a host bridge
 /// (nvidia-smi: NODE when through the CPU between two host bridges), PIX through one switch,
 /// PXB through several (NCCL graph.h comments; nvidia-smi topo -m legend).
 void classify_pcie(const Topology& t, Path& p) {
@@ -198,7 +199,12 @@ void classify_pcie(const Topology& t, Path& p) {
         break;
     }
   }
-  if (through_cpu) {
+  // NCCL's CPU nodes are NUMA nodes (topo.h: CPU "Actually NUMA domains"), and nvidia-smi's SYS is
+  // "between NUMA nodes": with NPS2/NPS4 two quadrants of one socket are SYS, not NODE.
+  if (through_cpu && t.device(p.devices.front()).numa != t.device(p.devices.back()).numa) {
+    p.nccl = PathClass::SYS;
+    p.smi = "SYS";
+  } else if (through_cpu) {
     p.nccl = PathClass::PHB;
     p.smi = "NODE";
   } else if (through_bridge) {
@@ -220,7 +226,8 @@ std::pair<std::vector<DeviceId>, std::vector<LinkId>> Topology::pcie_route(Devic
   const Device& db = impl_->devices[b];
   LinkKindFilter filter{&impl_->links, &impl_->graph, false};
   if (da.node == db.node && da.kind != DeviceKind::NetSwitch && db.kind != DeviceKind::NetSwitch) {
-    boost::filtered_graph<Graph, LinkKindFilter, NoNetSwitch> g(impl_->graph, filter, NoNetSwitch{&impl_->devices});
+    boost::filtered_graph<Graph, LinkKindFilter, NoNetSwitch> g(impl_->graph, filter,
+                                                                NoNetSwitch{&impl_->devices});
     return route_in(*tree_from(*impl_, g, a, b, TreeKind::PcieInServer), a, b);
   }
   // Two NICs on one network switch (the middle of every route between servers): NIC, switch, NIC.
@@ -228,7 +235,8 @@ std::pair<std::vector<DeviceId>, std::vector<LinkId>> Topology::pcie_route(Devic
     for (const auto& e : boost::make_iterator_range(boost::out_edges(a, impl_->graph))) {
       const LinkId up = boost::get(boost::edge_index, impl_->graph, e);
       const std::size_t sw = boost::target(e, impl_->graph);
-      if (impl_->links[up].kind != LinkKind::Network || impl_->devices[sw].kind != DeviceKind::NetSwitch) continue;
+      if (impl_->links[up].kind != LinkKind::Network || impl_->devices[sw].kind != DeviceKind::NetSwitch)
+        continue;
       for (const auto& f : boost::make_iterator_range(boost::out_edges(b, impl_->graph))) {
         const LinkId down = boost::get(boost::edge_index, impl_->graph, f);
         if (impl_->links[down].kind == LinkKind::Network && boost::target(f, impl_->graph) == sw)
@@ -331,7 +339,8 @@ RocmTopo rocm_smi_topo(const Topology& topo) {
   const std::size_t n = gpus.size();
   RocmTopo t{std::vector<std::vector<int>>(n, std::vector<int>(n, 0)),
              std::vector<std::vector<int>>(n, std::vector<int>(n, 0)),
-             std::vector<std::vector<std::string>>(n, std::vector<std::string>(n, "0")), {}};
+             std::vector<std::vector<std::string>>(n, std::vector<std::string>(n, "0")),
+             {}};
   for (std::size_t i = 0; i < n; ++i) {
     t.numa.push_back(topo.device(gpus[i]).numa);
     for (std::size_t j = 0; j < n; ++j) {

@@ -25,11 +25,12 @@ struct Device {
   DeviceId id = 0;
   std::string name;  // the layout's id, e.g. "gpu0"
   DeviceKind kind = DeviceKind::Gpu;
-  std::string model;   // catalog key ("" for host bridges)
+  std::string model;       // catalog key ("" for host bridges)
   std::string local_name;  // the id within its server: "gpu3" for "n2/gpu3" of a cluster, else the name
-  int node = 0;        // server index in a multi-node cluster (0 for a single server)
+  int node = 0;            // server index in a multi-node cluster (0 for a single server)
   int socket = -1;     // index of the CPU socket it belongs to, unique across nodes (-1: NVSwitch, NetSwitch)
-  int numa = -1;       // NUMA node of that socket
+  int numa = -1;       // NUMA node (CPU: its first; a socket has numa_nodes of them, numbered from there)
+  int numa_nodes = 1;  // CPU: NUMA nodes of the socket (the layout's "nps")
   int lanes = 0;       // lane budget: host bridge lanes, switch lanes, chipset downstream lanes, CPU lanes
   int lanes_used = 0;  // lanes taken by what hangs below it (slots, uplinks, host bridges)
   int pcie_gen = 0;    // highest generation the device supports
@@ -42,7 +43,7 @@ struct Device {
   const NvSwitchSpec* nvswitch = nullptr;
   BytesPerSecond memory_bandwidth;  // CPU: theoretical DRAM bandwidth of the socket
   BytesPerSecond nic_rate;          // NIC: line rate of one port (bytes per second, not bits)
-  bool acs_redirect = false;  // switch: P2P between its ports goes up to the root complex
+  bool acs_redirect = false;        // switch: P2P between its ports goes up to the root complex
 };
 
 enum class LinkKind {
@@ -60,12 +61,12 @@ struct Link {
   DeviceId up = 0;    // the end nearer the CPU (for NVLink: the first GPU)
   DeviceId down = 0;  // the other end
   LinkKind kind = LinkKind::Pcie;
-  int gen = 0;               // PCIe or NVLink generation (negotiated for PCIe)
-  int width = 0;             // PCIe lanes (negotiated) or NVLink link count
-  BytesPerSecond bandwidth;  // per direction, wire rate (inter-socket: links x per-link rate)
-  std::string slot;          // slot id (and port) the link goes through, "" if on-board
-  std::string limited_by;    // what set the negotiated gen/width, e.g. "riser x1", "slot x8"
-  std::string note;          // e.g. "QPI x2 links", "NVLink bridge"
+  int gen = 0;                      // PCIe or NVLink generation (negotiated for PCIe)
+  int width = 0;                    // PCIe lanes (negotiated) or NVLink link count
+  BytesPerSecond bandwidth;         // per direction, wire rate (inter-socket: links x per-link rate)
+  std::string slot;                 // slot id (and port) the link goes through, "" if on-board
+  std::string limited_by;           // what set the negotiated gen/width, e.g. "riser x1", "slot x8"
+  std::string note;                 // e.g. "QPI x2 links", "NVLink bridge"
   bool declared_effective = false;  // bandwidth is a layout's measured effective rate: no efficiency
 };
 

@@ -95,6 +95,54 @@ TEST(Transfers, StagedCopiesShareTheSocketsMemory) {
   EXPECT_NEAR(two.busiest.front().utilization, 1.0, 0.01);
 }
 
+// One EPYC 7002 socket, four GPUs at Gen4 x16 on four root ports: g0 and g1 in quadrant 1, g2 in
+// quadrant 2, g3 in quadrant 3. {NPS} is the socket's NUMA nodes.
+std::string epyc_quadrants(int nps) {
+  return R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": )" + std::to_string(nps) +
+         R"(}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16, "quadrant": 2},
+                     {"id": "rc3", "cpu": "cpu0", "lanes": 16, "quadrant": 3}],
+    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"},
+             {"id": "g1", "model": "a100-pcie-40gb", "parent": "rc1"},
+             {"id": "g2", "model": "a100-pcie-40gb", "parent": "rc2"},
+             {"id": "g3", "model": "a100-pcie-40gb", "parent": "rc3"}]})";
+}
+
+TEST(Transfers, Nps4GivesEachNumaNodeAQuarterOfTheSocketsMemory) {
+  const calibration::CostModel cost = calibration::default_cost_model();
+  const double pcie = 16 * 1.969e9 * cost.pcie_efficiency;   // Gen4 x16, about 25.8 GB/s
+  const double node = 204.8e9 / 4 * cost.memory_efficiency;  // 2 of Rome's 8 DDR4-3200 channels
+  // NPS4: g0 and g1 copy from their own node's memory at once and share its 2 channels.
+  const Platform nps4 = platform_of(epyc_quadrants(4), cost);
+  const RunResult shared =
+      engine::run(nps4, {copy(nps4, "cpu0", "g0", kGiB), copy(nps4, "cpu0", "g1", kGiB)});
+  ASSERT_LT(node / 2, pcie);
+  for (const auto& t : shared.transfers)
+    expect_closed_form("S/(B_socket/4 x mem_eff / 2)", kGiB / (node / 2), duration(t).value, "s", 0.01);
+  EXPECT_EQ(shared.busiest.front().link, "cpu0/node1/dram");
+  // Copies to GPUs in different quadrants use different nodes: each runs at its PCIe rate.
+  const RunResult apart = engine::run(nps4, {copy(nps4, "cpu0", "g0", kGiB), copy(nps4, "cpu0", "g2", kGiB)});
+  for (const auto& t : apart.transfers)
+    expect_closed_form("S/B_pcie", kGiB / pcie, duration(t).value, "s", 0.01);
+  // NPS1 interleaves all 8 channels: the first pair runs at its PCIe rate too.
+  const Platform nps1 = platform_of(epyc_quadrants(1), cost);
+  const RunResult one = engine::run(nps1, {copy(nps1, "cpu0", "g0", kGiB), copy(nps1, "cpu0", "g1", kGiB)});
+  for (const auto& t : one.transfers)
+    expect_closed_form("S/B_pcie", kGiB / pcie, duration(t).value, "s", 0.01);
+}
+
+TEST(Transfers, MoreNumaNodesNeverSpeedUpCopiesThatShareAQuadrant) {
+  double previous = 0;
+  for (const int nps : {1, 2, 4}) {
+    const Platform p = platform_of(epyc_quadrants(nps));
+    const RunResult r = engine::run(p, {copy(p, "cpu0", "g0", kGiB), copy(p, "cpu0", "g1", kGiB)});
+    EXPECT_GE(r.makespan.value, previous) << "NPS" << nps;
+    previous = r.makespan.value;
+  }
+}
+
 TEST(Transfers, OneDirectionOfHostDmaIsUnaffectedByTheDuplexLimit) {
   for (double d : {0.42, 0.57, 1.0}) {  // any duplex efficiency with 2d > pcie_efficiency
     calibration::CostModel cost = calibration::default_cost_model();
@@ -103,8 +151,8 @@ TEST(Transfers, OneDirectionOfHostDmaIsUnaffectedByTheDuplexLimit) {
     const RunResult r = engine::run(p, {copy(p, "cpu0", "g0", kGiB)});
     const double bw = 16 * 0.985e9 * cost.pcie_efficiency;
     const double lat = cost.host_copy_latency.value + cost.pcie_hop_latency.value;
-    expect_closed_form("H2D alone: S/(wire x pcie_eff) + latency", kGiB / bw + lat, duration(r.transfers[0]).value,
-                       "s");
+    expect_closed_form("H2D alone: S/(wire x pcie_eff) + latency", kGiB / bw + lat,
+                       duration(r.transfers[0]).value, "s");
   }
 }
 
@@ -118,8 +166,8 @@ TEST(Transfers, OppositeHostCopiesOnOneLinkShareItsDuplexLimit) {
   const RunResult r = engine::run(p, {copy(p, "cpu0", "g0", kGiB), copy(p, "g0", "cpu0", kGiB)});
   const double lat = cost.host_copy_latency.value + cost.pcie_hop_latency.value;
   for (const auto& t : r.transfers)
-    expect_closed_form("S/(pcie_duplex_eff x wire) + latency", kGiB / (cost.pcie_duplex_efficiency * wire) + lat,
-                       duration(t).value, "s");
+    expect_closed_form("S/(pcie_duplex_eff x wire) + latency",
+                       kGiB / (cost.pcie_duplex_efficiency * wire) + lat, duration(t).value, "s");
   EXPECT_EQ(r.busiest.front().link, "rc0<->g0/both");
   EXPECT_NEAR(r.busiest.front().utilization, 1.0, 0.01);
 }
@@ -135,8 +183,8 @@ TEST(Transfers, DuplexLimitIsMonotone) {
     const RunResult r = engine::run(p, {copy(p, "cpu0", "g0", kGiB), copy(p, "g0", "cpu0", kGiB)});
     const double lat = cost.host_copy_latency.value + cost.pcie_hop_latency.value;
     const double rate = kGiB / (duration(r.transfers[0]).value - lat);
-    expect_closed_form("min(pcie_duplex_eff, pcie_eff) x wire", std::min(d, cost.pcie_efficiency) * 16 * 0.985,
-                       rate / 1e9, "GB/s");
+    expect_closed_form("min(pcie_duplex_eff, pcie_eff) x wire",
+                       std::min(d, cost.pcie_efficiency) * 16 * 0.985, rate / 1e9, "GB/s");
     EXPECT_GE(rate, previous * 0.999) << d;
     previous = rate;
   }
@@ -155,18 +203,18 @@ TEST(Transfers, StagedFlowsThroughASwitchUplinkUseBothDirections) {
   expect_closed_form("S/(pcie_duplex_eff x wire) + route latency", kGiB / d + route.latency.value,
                      duration(one.transfers[0]).value, "s");
   // Two opposite staged flows (a 2-GPU SHM all_reduce step): the uplink's limit is crossed 4 times.
-  const RunResult two = engine::run(
-      p, {copy(p, "g0", "g1", kGiB, Transport::Shm), copy(p, "g1", "g0", kGiB, Transport::Shm)});
+  const RunResult two =
+      engine::run(p, {copy(p, "g0", "g1", kGiB, Transport::Shm), copy(p, "g1", "g0", kGiB, Transport::Shm)});
   for (const auto& t : two.transfers)
-    expect_closed_form("S/(2 x pcie_duplex_eff x wire / 4) + route latency", kGiB / (d / 2) + route.latency.value,
-                       duration(t).value, "s");
+    expect_closed_form("S/(2 x pcie_duplex_eff x wire / 4) + route latency",
+                       kGiB / (d / 2) + route.latency.value, duration(t).value, "s");
   // P2P between the same GPUs (posted writes) is not limited: both directions at the link rate.
-  const RunResult p2p = engine::run(
-      p, {copy(p, "g0", "g1", kGiB, Transport::P2p), copy(p, "g1", "g0", kGiB, Transport::P2p)});
+  const RunResult p2p =
+      engine::run(p, {copy(p, "g0", "g1", kGiB, Transport::P2p), copy(p, "g1", "g0", kGiB, Transport::P2p)});
   const Route pr = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::P2p);
   for (const auto& t : p2p.transfers)
-    expect_closed_form("S/(wire x pcie_eff) + latency", kGiB / (wire * cost.pcie_efficiency) + pr.latency.value,
-                       duration(t).value, "s");
+    expect_closed_form("S/(wire x pcie_eff) + latency",
+                       kGiB / (wire * cost.pcie_efficiency) + pr.latency.value, duration(t).value, "s");
 }
 
 TEST(Transfers, CrossSocketIsBoundedByTheInterSocketLink) {
@@ -263,7 +311,6 @@ TEST(Transfers, ThousandsOfTransfersRunQuickly) {
   }
 }
 
-
 TEST(Transfers, ConnectedTransfersSkipTheTransportSetup) {
   const Platform p = platform_of(kStagedUnequalLegs);
   Transfer cold = copy(p, "g0", "g1", 8, Transport::Shm), warm = cold;
@@ -272,8 +319,8 @@ TEST(Transfers, ConnectedTransfersSkipTheTransportSetup) {
   const Route route = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
   const double bytes = 8 / route.bottleneck.value;
   expect_closed_form("route latency + S/B", route.latency.value + bytes, duration(r.transfers[0]).value, "s");
-  expect_closed_form("route latency - setup + S/B (connected)", route.latency.value - route.setup.value + bytes,
-                     duration(r.transfers[1]).value, "s");
+  expect_closed_form("route latency - setup + S/B (connected)",
+                     route.latency.value - route.setup.value + bytes, duration(r.transfers[1]).value, "s");
 }
 
 }  // namespace

@@ -209,6 +209,29 @@ TEST(NcclXmlExport, IsDeterministicAndShapedLikeAnNcclDump) {
       << "NVSwitches appear only as nvlink targets, not as <pci> nodes";
 }
 
+TEST(NcclXmlExport, WritesOneCpuPerNumaNodeWithItsQuadrantsDevices) {
+  // NCCL's CPU nodes are NUMA domains (nccl.md §d.1): an EPYC in NPS4 with GPUs in quadrants 1, 1, 3
+  // exports <cpu numaid="1"> with two GPUs and <cpu numaid="3"> with one; node 0 and 2 have none.
+  const Topology t = from_json(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": 4}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16, "quadrant": 3}],
+    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"},
+             {"id": "g1", "model": "a100-pcie-40gb", "parent": "rc1"},
+             {"id": "g2", "model": "a100-pcie-40gb", "parent": "rc2"}]})");
+  const std::string xml = export_nccl_xml(t);
+  const auto one = xml.find("<cpu numaid=\"1\"");
+  const auto three = xml.find("<cpu numaid=\"3\"");
+  ASSERT_NE(one, std::string::npos) << xml;
+  ASSERT_NE(three, std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<cpu numaid=\"0\""), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<cpu numaid=\"2\""), std::string::npos) << xml;
+  const std::string first = xml.substr(one, three - one);
+  EXPECT_NE(first.find("dev=\"0\""), std::string::npos);
+  EXPECT_NE(first.find("dev=\"1\""), std::string::npos);
+  EXPECT_NE(xml.substr(three).find("dev=\"2\""), std::string::npos);
+}
+
 // ---- tolerance and errors -------------------------------------------------------------------------
 
 // The sketch of reference nccl.md §d.6: GPU0-1 behind one PLX switch, GPU2 on an x1 riser on the

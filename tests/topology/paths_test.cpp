@@ -243,5 +243,90 @@ TEST(RocmSmi, HopsAndWeightsCountPcieSegmentsAndTheSocketLink) {
     for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(r.weight[i][j], r.weight[j][i]);
 }
 
+// EPYC NUMA nodes per socket (hardware.md §2.7): one socket, root ports in quadrants 1, 1, 2, 3.
+std::string epyc(int nps, const std::string& model = "epyc-7002") {
+  return R"({"name": "t", "cpus": [{"id": "cpu0", "model": ")" + model + R"(", "nps": )" +
+         std::to_string(nps) +
+         R"(}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16, "quadrant": 2},
+                     {"id": "rc3", "cpu": "cpu0", "lanes": 16, "quadrant": 3}],
+    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"},
+             {"id": "g1", "model": "a100-pcie-40gb", "parent": "rc1"},
+             {"id": "g2", "model": "a100-pcie-40gb", "parent": "rc2"},
+             {"id": "g3", "model": "a100-pcie-40gb", "parent": "rc3"}]})";
+}
+
+TEST(NumaNodes, Nps4MakesQuadrantsSysAndNumbersTheirNodes) {
+  const Topology t = layout_from_text(epyc(4));
+  const auto smi = [&](const char* a, const char* b) { return t.path(t.find(a), t.find(b)).smi; };
+  EXPECT_EQ(smi("g0", "g1"), "NODE");  // one quadrant, two root ports
+  EXPECT_EQ(smi("g0", "g2"), "SYS");   // NCCL's CPU nodes are NUMA nodes
+  EXPECT_EQ(t.path(t.find("g0"), t.find("g2")).nccl, PathClass::SYS);
+  EXPECT_EQ(t.device(t.find("g0")).numa, 1);
+  EXPECT_EQ(t.device(t.find("g2")).numa, 2);
+  EXPECT_EQ(t.device(t.find("g3")).numa, 3);
+}
+
+TEST(NumaNodes, Nps2PairsQuadrantsAndNps1IsOneNode) {
+  const Topology two = layout_from_text(epyc(2));
+  EXPECT_EQ(two.path(two.find("g0"), two.find("g2")).smi, "SYS");   // quadrant 1 -> node 0, 2 -> node 1
+  EXPECT_EQ(two.path(two.find("g2"), two.find("g3")).smi, "NODE");  // quadrants 2 and 3 -> node 1
+  const Topology one = layout_from_text(epyc(1));
+  for (const char* g : {"g1", "g2", "g3"}) EXPECT_EQ(one.path(one.find("g0"), one.find(g)).smi, "NODE") << g;
+}
+
+TEST(NumaNodes, TwoNps4SocketsNumberTheirNodesAsTheOciCaptureShows) {
+  // data/nvidia-smi-topo/UNATTRIBUTED-oci-gpu87-8xa100-nv12-18nic-8numa.txt: 2 x EPYC Rome in NPS4,
+  // GPU NUMA affinity 3 3 1 1 7 7 5 5 (GPU pairs on quadrants 3 and 1 of each socket).
+  const Topology t = layout_from_text(R"({"name": "t",
+    "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": 4}, {"id": "cpu1", "model": "epyc-7002", "nps": 4}],
+    "host_bridges": [{"id": "a", "cpu": "cpu0", "lanes": 16, "quadrant": 3}, {"id": "b", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "c", "cpu": "cpu1", "lanes": 16, "quadrant": 3}, {"id": "d", "cpu": "cpu1", "lanes": 16, "quadrant": 1}],
+    "switches": [{"id": "sa", "model": "pex8747", "parent": "a"}, {"id": "sb", "model": "pex8747", "parent": "b"},
+                 {"id": "sc", "model": "pex8747", "parent": "c"}, {"id": "sd", "model": "pex8747", "parent": "d"}],
+    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "sa"}, {"id": "g1", "model": "a100-pcie-40gb", "parent": "sa"},
+             {"id": "g2", "model": "a100-pcie-40gb", "parent": "sb"}, {"id": "g3", "model": "a100-pcie-40gb", "parent": "sb"},
+             {"id": "g4", "model": "a100-pcie-40gb", "parent": "sc"}, {"id": "g5", "model": "a100-pcie-40gb", "parent": "sc"},
+             {"id": "g6", "model": "a100-pcie-40gb", "parent": "sd"}, {"id": "g7", "model": "a100-pcie-40gb", "parent": "sd"}]})");
+  std::vector<int> numa;
+  for (const char* g : {"g0", "g1", "g2", "g3", "g4", "g5", "g6", "g7"})
+    numa.push_back(t.device(t.find(g)).numa);
+  EXPECT_EQ(numa, (std::vector<int>{3, 3, 1, 1, 7, 7, 5, 5}));
+}
+
+TEST(NumaNodes, ImpossibleNpsAndQuadrantsAreRejected) {
+  using testing::input_error_of;
+  auto [where, what] = input_error_of([] { layout_from_text(epyc(4, "epyc-9005")); });
+  EXPECT_TRUE(where.empty()) << where << ": " << what;  // Turin has quadrants too: accepted
+  std::tie(where, what) = input_error_of([] {
+    layout_from_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "xeon-scalable-3", "nps": 2}],
+      "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}],
+      "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"}]})");
+  });
+  EXPECT_EQ(where, "/cpus/0/nps");
+  EXPECT_NE(what.find("1 memory domain(s) per socket"), std::string::npos) << what;
+  std::tie(where, what) = input_error_of([] {
+    layout_from_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "threadripper-1000"}],
+      "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 2}],
+      "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}]})");
+  });
+  EXPECT_EQ(where, "/host_bridges/0/quadrant");
+  // A bridge wider than x16 stands for several root ports of one quadrant, up to the quadrant's lanes.
+  const auto wide = [](int lanes, bool quadrant) {
+    return R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002"}],
+      "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": )" +
+           std::to_string(lanes) + (quadrant ? R"(, "quadrant": 0)" : "") +
+           R"(}], "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"}]})";
+  };
+  EXPECT_NO_THROW(layout_from_text(wide(32, true)));
+  std::tie(where, what) = input_error_of([&] { layout_from_text(wide(32, false)); });
+  EXPECT_EQ(where, "/host_bridges/0/lanes");
+  EXPECT_NE(what.find("give it a \"quadrant\" (up to 32 lanes)"), std::string::npos) << what;
+  std::tie(where, what) = input_error_of([&] { layout_from_text(wide(48, true)); });
+  EXPECT_EQ(where, "/host_bridges/0/lanes");
+}
+
 }  // namespace
 }  // namespace rigsim::topology
