@@ -39,6 +39,8 @@ double efficiency_of(const topology::Topology& t, const calibration::CostModel& 
       return calibration::inter_socket_efficiency_of(c, t.device(l.up).cpu->inter_socket);
     case LinkKind::NvLink: {
       const Device& a = t.device(l.up);  // a GPU (bridge, mesh, or the GPU end of an NVSwitch link)
+      // AMD GPU links are xGMI, the Infinity Fabric SerDes of AMD's socket links: the same payload share.
+      if (a.gpu != nullptr && a.gpu->vendor == topology::Vendor::Amd) return c.xgmi_efficiency;
       const bool bridge = a.gpu != nullptr && a.gpu->nvlink_bridge;
       return calibration::nvlink_efficiency_of(c, l.gen, bridge);
     }
@@ -94,6 +96,8 @@ std::string describe(const topology::Topology& t, const Link& l, double eff) {
              std::to_string(l.width) + ", " + wire +
              fmt("; NCCL plans with %.0f GB/s", t.device(l.up).cpu->inter_socket_effective_gbs);
     case LinkKind::NvLink:
+      if (t.device(l.up).gpu != nullptr && t.device(l.up).gpu->vendor == topology::Vendor::Amd)
+        return "xGMI x" + std::to_string(l.width) + " (" + l.note + "), " + wire;
       return "NVLink gen" + std::to_string(l.gen) + " x" + std::to_string(l.width) +
              (t.device(l.up).gpu != nullptr && t.device(l.up).gpu->nvlink_bridge ? " bridge, " : ", ") + wire;
     case LinkKind::Network:

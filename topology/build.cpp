@@ -55,6 +55,7 @@ Topology Builder::build() {
   add_nics();
   check_empty_slots();
   add_nvlinks();
+  add_xgmi();
   add_nvswitches();
   add_inter_socket();
   if (cluster_nodes_ > 0) add_network();
@@ -484,6 +485,48 @@ void Builder::add_nvlinks() {
     l.bandwidth = gb_per_s(links * std::min(sa.nvlink_link_gbs, dev(b).gpu->nvlink_link_gbs));
     l.note = e.bridge ? "NVLink bridge" : "NVLink (board wiring)";
     add_link(l);
+  }
+}
+
+// xGMI links are GPU-to-GPU fabric links like NVLink (LinkKind::NvLink: NCCL/RCCL treat both as the
+// NVL path class; rocm-smi names them XGMI), one per pair of the bridge's or board's GPUs.
+void Builder::add_xgmi() {
+  for (const auto& e : spec_.xgmi) {
+    std::vector<DeviceId> gpus;
+    for (std::size_t i = 0; i < e.gpus.size(); ++i) {
+      const DeviceId g = resolve(e.gpus[i], e.where + "/gpus/" + std::to_string(i), {DeviceKind::Gpu}, "GPU");
+      if (std::find(gpus.begin(), gpus.end(), g) != gpus.end())
+        fail(e.where + "/gpus/" + std::to_string(i), "\"" + e.gpus[i] + "\" is listed twice");
+      const GpuSpec& s = *dev(g).gpu;
+      if (s.xgmi_links == 0)
+        fail(e.where + "/gpus/" + std::to_string(i),
+             "xGMI on \"" + dev(g).name + "\", but a " + std::string(s.name) +
+                 " has no Infinity Fabric GPU links (AMD Instinct MI100, MI210 and MI300X have them)");
+      gpus.push_back(g);
+    }
+    const int peers = static_cast<int>(gpus.size()) - 1;
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      for (std::size_t j = i + 1; j < gpus.size(); ++j) {
+        const GpuSpec& sa = *dev(gpus[i]).gpu;
+        const GpuSpec& sb = *dev(gpus[j]).gpu;
+        const int links = e.links > 0 ? e.links : std::max(1, std::min(sa.xgmi_links, sb.xgmi_links) / peers);
+        Link l;
+        l.up = gpus[i];
+        l.down = gpus[j];
+        l.kind = LinkKind::NvLink;
+        l.width = links;
+        l.bandwidth = gb_per_s(links * std::min(sa.xgmi_link_gbs, sb.xgmi_link_gbs));
+        l.note = e.bridge ? "xGMI (Infinity Fabric Link bridge)" : "xGMI (board wiring)";
+        add_link(l);
+      }
+    for (DeviceId g : gpus) {
+      const int per_peer = e.links > 0 ? e.links : std::max(1, dev(g).gpu->xgmi_links / peers);
+      xgmi_used_[g] += per_peer * peers;
+      if (xgmi_used_[g] > dev(g).gpu->xgmi_links)
+        fail(e.where + (e.links > 0 ? "/links" : "/gpus"),
+             "\"" + dev(g).name + "\" would use " + std::to_string(xgmi_used_[g]) + " xGMI links, but a " +
+                 std::string(dev(g).gpu->name) + " has " + std::to_string(dev(g).gpu->xgmi_links));
+    }
   }
 }
 

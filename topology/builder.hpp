@@ -48,6 +48,7 @@ class Builder {
   void add_gpus();
   void add_nics();
   void add_nvlinks();
+  void add_xgmi();
   /// Warns when a bridge joins slots whose board positions no NVLink bridge spans.
   void check_bridge_span(DeviceId a, DeviceId b);
   void add_nvswitches();
@@ -70,6 +71,7 @@ class Builder {
   std::map<DeviceId, std::string> where_;                    // device -> its entry's location
   std::map<DeviceId, const CpuEntry*> cpu_entry_;
   std::map<DeviceId, int> nvlinks_used_;
+  std::map<DeviceId, int> xgmi_used_;
 };
 
 }  // namespace rigsim::topology::detail

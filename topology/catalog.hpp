@@ -56,6 +56,10 @@ struct GpuSpec {
   int sm_count;        // streaming multiprocessors (AMD: compute units); per GPU die
   double tf32_tflops;  // TF32 tensor math (FP32 inputs on tensor cores); 0 when the card has none
   double fp8_tflops;   // FP8 tensor math with FP32 accumulate; 0 when the card has none (before Ada/Hopper)
+  // AMD Infinity Fabric (xGMI) links to other GPUs, through a bridge card (MI100, MI210) or the board
+  // (MI300X on an OAM baseboard); 0 for NVIDIA cards and AMD cards without them.
+  int xgmi_links;                    // links per GPU
+  double xgmi_link_gbs;              // per link, per direction, GB/s (wire rate)
   PowerTransients power_transients;  // whose transient measurements apply (power checks)
   std::string_view source;
 };

@@ -179,7 +179,7 @@ class Reader {
       r.fail(name, "expected one of " + list + ", got \"" + v + "\"");
     }
   }
-  // Sets an optional field from its fallback text (the schema gives fallbacks to enums and ints).
+  // Sets an optional field from its fallback text (the schema gives fallbacks to enums and numbers).
   template <typename Spec, typename T>
   static void set_from_text(Spec& s, T Spec::*m, std::string_view text) {
     if constexpr (std::is_same_v<T, PowerTransients>) {
@@ -187,8 +187,11 @@ class Reader {
         if (to_string(e) == text) s.*m = e;
     } else if constexpr (std::is_same_v<T, int>) {
       s.*m = std::stoi(std::string(text));
+    } else if constexpr (std::is_same_v<T, double>) {
+      s.*m = std::stod(std::string(text));
     } else {
-      throw std::logic_error("catalog schema: a fallback is given for a field that is not an enum or int");
+      throw std::logic_error(
+          "catalog schema: a fallback is given for a field that is not an enum or a number");
     }
   }
 

@@ -66,6 +66,8 @@ struct Schema<GpuSpec> {
         {"sm_count", &S::sm_count, 1, 2000, "streaming multiprocessors (AMD: compute units)"},
         {"tf32_tflops", &S::tf32_tflops, 0, 100000, "TF32 tensor TFLOP/s, 0 for none"},
         {"fp8_tflops", &S::fp8_tflops, 0, 100000, "FP8 tensor TFLOP/s, 0 for none"},
+        {"xgmi_links", &S::xgmi_links, 0, 16, "AMD Infinity Fabric (xGMI) links to other GPUs", "0"},
+        {"xgmi_link_gbs", &S::xgmi_link_gbs, 0, 500, "GB/s per xGMI link per direction", "0"},
         {"power_transients", &S::power_transients, 0, 0, "whose measured load transients apply",
          "cem5-envelope"},
         {"source", &S::source},
@@ -84,6 +86,9 @@ struct Schema<GpuSpec> {
       return "NVLink fields disagree: \"nvlink_gen\", \"nvlink_links\" and \"nvlink_link_gbs\" are all 0 "
              "(no NVLink) or all positive";
     if (g.nvlink_bridge && !nvlink) return "\"nvlink_bridge\" is true but the card has no NVLink";
+    if ((g.xgmi_links > 0) != (g.xgmi_link_gbs > 0))
+      return "xGMI fields disagree: \"xgmi_links\" and \"xgmi_link_gbs\" are both 0 or both positive";
+    if (g.vendor != Vendor::Amd && g.xgmi_links > 0) return "xGMI (Infinity Fabric) GPU links are AMD's";
     if (g.vendor == Vendor::Amd && (g.sm != 0 || nvlink))
       return "an AMD GPU has no CUDA compute capability (\"sm\": 0) and no NVLink";
     if (g.vendor == Vendor::Nvidia && g.sm < 30)

@@ -57,6 +57,10 @@ void append_node(const LayoutSpec& in, int node, int sockets, LayoutSpec& out) {
     e.b = ref(e.b);
     out.nvlinks.push_back(e);
   }
+  for (auto e : in.xgmi) {
+    for (auto& g : e.gpus) g = ref(g);
+    out.xgmi.push_back(e);
+  }
   for (auto e : in.nvswitches) {
     e.id = ref(e.id);
     for (auto& g : e.gpus) g = ref(g);

@@ -183,6 +183,16 @@ void read_nvlink(ObjectReader& top, LayoutSpec& spec) {
     e.bridge = r.optional_bool("bridge").value_or(true);
     spec.nvlinks.push_back(e);
   });
+  for_each_entry(top, "xgmi", false, [&](ObjectReader& r) {
+    XgmiEntry e;
+    e.where = r.pointer();
+    e.gpus = r.string_list("gpus", true);
+    if (e.gpus.size() < 2 || e.gpus.size() > 8)
+      r.fail("gpus", "an xGMI bridge or board joins 2 to 8 GPUs, got " + std::to_string(e.gpus.size()));
+    e.links = positive(r, "links", r.optional_int("links").value_or(0), 0, 16);
+    e.bridge = r.optional_bool("bridge").value_or(true);
+    spec.xgmi.push_back(e);
+  });
   for_each_entry(top, "nvswitches", false, [&](ObjectReader& r) {
     NvSwitchEntry e;
     e.where = r.pointer();

@@ -101,6 +101,15 @@ struct NvLinkEntry {
   std::string where;
 };
 
+/// AMD Infinity Fabric (xGMI) links between GPUs: a bridge card over two or four cards (MI100, MI210)
+/// or the board's wiring (MI300X). Every pair of `gpus` is joined directly.
+struct XgmiEntry {
+  std::vector<std::string> gpus;
+  int links = 0;  // links per pair (0: the card's links shared evenly among its peers, at least 1)
+  bool bridge = true;
+  std::string where;
+};
+
 /// One NVSwitch fabric (NCCL folds all switch chips of a baseboard into one node).
 struct NvSwitchEntry {
   std::string id;
@@ -152,6 +161,7 @@ struct LayoutSpec {
   std::vector<GpuEntry> gpus;
   std::vector<NicEntry> nics;
   std::vector<NvLinkEntry> nvlinks;
+  std::vector<XgmiEntry> xgmi;
   std::vector<NvSwitchEntry> nvswitches;
   std::vector<InterSocketEntry> inter_socket;
 };

@@ -107,6 +107,16 @@ json endpoints(const LayoutSpec& s, json doc) {
     }
     doc["nvlinks"] = std::move(links);
   }
+  if (!s.xgmi.empty()) {
+    json hives = json::array();
+    for (const XgmiEntry& x : s.xgmi) {
+      json j = {{"gpus", x.gpus}};
+      if (x.links > 0) j["links"] = x.links;
+      if (!x.bridge) j["bridge"] = false;
+      hives.push_back(std::move(j));
+    }
+    doc["xgmi"] = std::move(hives);
+  }
   if (!s.nvswitches.empty()) {
     json switches = json::array();
     for (const NvSwitchEntry& n : s.nvswitches) {

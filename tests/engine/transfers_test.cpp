@@ -143,6 +143,20 @@ TEST(Transfers, MoreNumaNodesNeverSpeedUpCopiesThatShareAQuadrant) {
   }
 }
 
+TEST(Transfers, AnXgmiBridgeCarriesACopyAtItsLinkRate) {
+  // Two MI210 joined by a two-card Infinity Fabric Link bridge: 3 links x 50 GB/s per direction, at
+  // the payload share of AMD's xGMI socket links (the same Infinity Fabric SerDes).
+  const calibration::CostModel cost = calibration::default_cost_model();
+  const Platform p = platform_of(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16}],
+    "gpus": [{"id": "g0", "model": "mi210", "parent": "rc0"}, {"id": "g1", "model": "mi210", "parent": "rc1"}],
+    "xgmi": [{"gpus": ["g0", "g1"]}]})",
+                                 cost);
+  const RunResult r = engine::run(p, {copy(p, "g0", "g1", kGiB)});
+  const double bw = 3 * 50e9 * cost.xgmi_efficiency;
+  expect_closed_form("S/(3 x 50 GB/s x xgmi_eff)", kGiB / bw, duration(r.transfers[0]).value, "s", 0.01);
+}
+
 TEST(Transfers, OneDirectionOfHostDmaIsUnaffectedByTheDuplexLimit) {
   for (double d : {0.42, 0.57, 1.0}) {  // any duplex efficiency with 2d > pcie_efficiency
     calibration::CostModel cost = calibration::default_cost_model();

@@ -243,6 +243,58 @@ TEST(RocmSmi, HopsAndWeightsCountPcieSegmentsAndTheSocketLink) {
     for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(r.weight[i][j], r.weight[j][i]);
 }
 
+// Four MI210 on one EPYC; {XGMI} is the layout's "xgmi" section.
+std::string four_mi210(const std::string& xgmi) {
+  return R"({"name": "amd", "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16}, {"id": "rc3", "cpu": "cpu0", "lanes": 16}],
+    "gpus": [{"id": "g0", "model": "mi210", "parent": "rc0"}, {"id": "g1", "model": "mi210", "parent": "rc1"},
+             {"id": "g2", "model": "mi210", "parent": "rc2"}, {"id": "g3", "model": "mi210", "parent": "rc3"}],
+    "xgmi": )" +
+         xgmi + "}";
+}
+
+// An Infinity Fabric Link bridge over four MI210 (3 links each) joins every pair with one 50 GB/s link
+// (ROCm MI250 guide: 25 GT/s x16 = 50 GB/s); rocm-smi calls it XGMI, one hop, weight 15.
+TEST(Xgmi, AFourCardBridgeJoinsEveryPairWithOneLink) {
+  const Topology t = layout_from_text(four_mi210(R"([{"gpus": ["g0", "g1", "g2", "g3"]}])"));
+  const RocmTopo r = rocm_smi_topo(t);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 4; ++j) {
+      if (i == j) continue;
+      EXPECT_EQ(r.type[i][j], "XGMI") << i << "-" << j;
+      EXPECT_EQ(r.hops[i][j], 1);
+      EXPECT_EQ(r.weight[i][j], 15);
+      const Path p = t.path(t.gpus()[i], t.gpus()[j]);
+      EXPECT_EQ(p.nccl, PathClass::NVL);
+      ASSERT_EQ(p.links.size(), 1u);
+      EXPECT_DOUBLE_EQ(t.link(p.links[0]).bandwidth.gb_per_s(), 50.0);
+    }
+  // A two-card bridge gives the pair all three links.
+  const Topology two = layout_from_text(four_mi210(R"([{"gpus": ["g0", "g1"]}, {"gpus": ["g2", "g3"]}])"));
+  const Path p = two.path(two.find("g0"), two.find("g1"));
+  EXPECT_DOUBLE_EQ(two.link(p.links[0]).bandwidth.gb_per_s(), 150.0);
+  EXPECT_EQ(rocm_smi_topo(two).type[0][2], "PCIE");
+}
+
+TEST(Xgmi, LinksACardDoesNotHaveAreRejected) {
+  using testing::input_error_of;
+  auto [where, what] = input_error_of(
+      [] { layout_from_text(four_mi210(R"([{"gpus": ["g0", "g1"]}, {"gpus": ["g0", "g2"]}])")); });
+  EXPECT_EQ(where, "/xgmi/1/gpus");
+  EXPECT_NE(what.find("would use 6 xGMI links, but a"), std::string::npos) << what;
+  std::tie(where, what) = input_error_of([] { layout_from_text(four_mi210(R"([{"gpus": ["g0"]}])")); });
+  EXPECT_EQ(where, "/xgmi/0/gpus");
+  std::tie(where, what) = input_error_of([] {
+    layout_from_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "ryzen-5000"}],
+      "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 20}],
+      "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}, {"id": "g1", "model": "mi210", "parent": "rc0"}],
+      "xgmi": [{"gpus": ["g0", "g1"]}]})");
+  });
+  EXPECT_EQ(where, "/xgmi/0/gpus/0");
+  EXPECT_NE(what.find("has no Infinity Fabric GPU links"), std::string::npos) << what;
+}
+
 // EPYC NUMA nodes per socket (hardware.md §2.7): one socket, root ports in quadrants 1, 1, 2, 3.
 std::string epyc(int nps, const std::string& model = "epyc-7002") {
   return R"({"name": "t", "cpus": [{"id": "cpu0", "model": ")" + model + R"(", "nps": )" +
