@@ -31,6 +31,12 @@ printf '{"name": "x", "cpus": [{"id": "c", "model": "ryzen-5000"}], "host_bridge
 printf '{"name": "x", "cpus": [{"id": "c", "model": "ryzen-5000"}], "host_bridges": [{"id": "r", "cpu": "c", "lanes": 16}], "gpus": [{"id": "g", "model": "rtx-3090"}]}' >"$tmp/nothing.json"
 printf '<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0" class="0x030000"' >"$tmp/broken.xml"
 
+printf '{"name": "x", "psu": {"kind": "atx4", "unit_w": 1000}, "cpus": [{"id": "c", "model": "ryzen-5000"}], "host_bridges": [{"id": "r", "cpu": "c", "lanes": 16}], "gpus": [{"id": "g", "model": "rtx-3090", "parent": "r"}]}' >"$tmp/psu_kind.json"
+printf '{"name": "x", "cpus": [{"id": "c", "model": "xeon-scalable-3", "nps": 4}], "host_bridges": [{"id": "r", "cpu": "c", "lanes": 16}], "gpus": [{"id": "g", "model": "rtx-3090", "parent": "r"}]}' >"$tmp/nps.json"
+printf '{"name": "x", "cpus": [{"id": "c", "model": "ryzen-5000"}], "host_bridges": [{"id": "r", "cpu": "c", "lanes": 16}], "gpus": [{"id": "g", "model": "rtx-3090", "parent": "r"}, {"id": "h", "model": "rtx-3090", "parent": "r"}], "xgmi": [{"gpus": ["g", "h"]}]}' >"$tmp/xgmi.json"
+expect_error "/psu/kind" topo "$tmp/psu_kind.json"
+expect_error "/cpus/0/nps" topo "$tmp/nps.json"
+expect_error "has no Infinity Fabric GPU links" topo "$tmp/xgmi.json"
 expect_error "line 2, column 12" topo "$tmp/syntax.json"
 expect_error "/gpus/0/lnk" topo "$tmp/unknown_key.json"
 expect_error "attached to nothing" topo "$tmp/nothing.json"
