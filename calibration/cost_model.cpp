@@ -96,6 +96,7 @@ constexpr DurationKey kDurations[] = {
     {"nvlink_hop_latency", &CostModel::nvlink_hop_latency},
     {"inter_socket_latency", &CostModel::inter_socket_latency},
     {"p2p_latency", &CostModel::p2p_latency},
+    {"p2p_write_latency", &CostModel::p2p_write_latency},
     {"shm_latency", &CostModel::shm_latency},
     {"net_latency", &CostModel::net_latency},
     {"host_copy_latency", &CostModel::host_copy_latency},
@@ -343,7 +344,8 @@ std::array<double, 5> read_gen_factors(ObjectReader& r, const char* key, std::ar
 
 /// A per-architecture row (Volta, Ampere, Hopper, Blackwell): rates in GB/s (each > 0) or, with
 /// `factors`, factors in [0, 1] (0: the architecture lacks the feature).
-std::array<double, 4> read_per_arch(ObjectReader& r, const char* key, std::array<double, 4> value, bool factors) {
+std::array<double, 4> read_per_arch(ObjectReader& r, const char* key, std::array<double, 4> value,
+                                    bool factors) {
   const nlohmann::json* a = r.optional_array(key);
   if (!a) return value;
   const std::string what = factors ? "factors in [0, 1]" : "positive rates in GB/s";
@@ -383,6 +385,20 @@ double nvlink_efficiency_of(const CostModel& m, int gen, bool bridge) {
   if (gen < 1 || gen > 5) throw std::out_of_range("NVLink generation " + std::to_string(gen) + " is not 1-5");
   const auto& row = bridge ? m.nvlink_bridge_efficiency : m.nvlink_sxm_efficiency;
   return row[static_cast<std::size_t>(gen - 1)];
+}
+
+Seconds p2p_write_latency_of(const CostModel& m, int sm) {
+  if (m.p2p_write_latency.value > 0) return m.p2p_write_latency;
+  // p2pBandwidthLatencyTest's P2P=Enabled latency is path-independent: 0.45-0.53 us for every pair of
+  // eight RTX PRO 6000 behind two switches, same-switch and across the CPU alike
+  // (voipmonitor/rtx6kpro hardware/wrx90-cpayne-2switch-flat.md), and within 0.1 us across sockets
+  // (RTX 6000 Ada on dual Genoa, 1.21-1.44). It is a property of the GPU generation (measured
+  // medians, none from a dev case):
+  if (sm == 80) return microseconds(3.35);  // A100 SXM4: 3.30-3.42 (data/p2p distserve-issue3 capture)
+  if (sm == 89)
+    return microseconds(1.25);  // RTX 6000 Ada: 1.21-1.34 (stelline ESC8000A), 1.12-1.14 (Puget WRX90)
+  if (sm >= 100) return microseconds(0.49);  // Blackwell: RTX PRO 6000 Server, 0.45-0.53 (rtx6kpro)
+  return Seconds{m.p2p_latency.value + 2 * m.pcie_hop_latency.value};
 }
 
 double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind k) {

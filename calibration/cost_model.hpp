@@ -6,8 +6,8 @@
 #include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 
 #include "common/units.hpp"
 #include "topology/catalog.hpp"
@@ -51,9 +51,13 @@ struct CostModel {
   Seconds nvlink_hop_latency;    // per NVLink crossed
   Seconds inter_socket_latency;  // QPI/UPI/xGMI crossing
   Seconds p2p_latency;           // fixed per transfer, P2P transport
-  Seconds shm_latency;           // fixed per transfer, host-staged (SHM) transport
-  Seconds net_latency;           // fixed per transfer, network transport
-  Seconds host_copy_latency;     // cudaMemcpy launch + DMA setup
+  // What p2pBandwidthLatencyTest reports as P2P=Enabled latency: back-to-back tiny kernels writing to
+  // the peer (posted writes, no round trip), so the GPU's issue time, not the path. 0: per GPU
+  // generation (p2p_write_latency_of); > 0: every GPU (profiles).
+  Seconds p2p_write_latency;
+  Seconds shm_latency;        // fixed per transfer, host-staged (SHM) transport
+  Seconds net_latency;        // fixed per transfer, network transport
+  Seconds host_copy_latency;  // cudaMemcpy launch + DMA setup
 
   // --- NCCL-like per-step latencies (Simple protocol), reference nccl.md §d.5 ---
   Seconds nccl_base_latency;         // per collective call
@@ -80,8 +84,8 @@ struct CostModel {
   /// (0 = no NVLS) and the NVLS latency term (hwLat[NVLINK][NVLS][Simple]; its base latency is 0).
   std::array<double, 4> nccl_nvls_efficiency{};
   Seconds nccl_nvls_latency;
-  double nccl_ll128_bw_ratio = 0;                             // LL128 bus bandwidth / Simple's (0.92 of it)
-  double nccl_tree_bw_ratio = 0;  // tree all_reduce bus bandwidth / the link rate (0.92 of it)
+  double nccl_ll128_bw_ratio = 0;  // LL128 bus bandwidth / Simple's (0.92 of it)
+  double nccl_tree_bw_ratio = 0;   // tree all_reduce bus bandwidth / the link rate (0.92 of it)
 
   std::string source;  // "built-in defaults" or the profile file
 };
@@ -90,6 +94,10 @@ struct CostModel {
 /// nvlink_efficiency when it sets one, else the per-generation table. Throws std::out_of_range for a
 /// generation outside 1..5.
 double nvlink_efficiency_of(const CostModel& m, int gen, bool bridge);
+/// P2P=Enabled latency of p2pBandwidthLatencyTest between GPUs of compute capability `sm` (the
+/// older GPU's): the profile's p2p_write_latency when it sets one, else the measured figure of that
+/// generation, else p2p_latency plus two PCIe hops (a root-port route, the rule before this one).
+Seconds p2p_write_latency_of(const CostModel& m, int sm);
 /// Payload / wire of a socket-to-socket link of kind `k`: inter_socket_efficiency when a profile sets
 /// it, else qpi_ / upi_ / xgmi_efficiency. Throws std::invalid_argument for InterSocketKind::None.
 double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind k);

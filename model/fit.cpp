@@ -17,8 +17,8 @@ using calibration::Measurements;
 
 constexpr int kMaxPasses = 4;
 constexpr int kMaxIterations = 12;
-constexpr double kTolerance = 1e-4;   // |mean ln(pred/meas)| at which a key is solved
-constexpr double kConverged = 1e-3;   // relative change of every key that ends the passes
+constexpr double kTolerance = 1e-4;  // |mean ln(pred/meas)| at which a key is solved
+constexpr double kConverged = 1e-3;  // relative change of every key that ends the passes
 constexpr double kMinEfficiency = 0.01;
 constexpr double kMaxLatency = 1e-2;  // seconds: no fixed cost of a copy or a collective is larger
 
@@ -135,16 +135,26 @@ bool worsens(const Fitter& fitter, const CostModel& cm, const std::string& key, 
   const double then = median_error_of(fitter.run(fitted, series), wanted);
   if (then <= now) return false;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "kept: its points disagree (the best mean fit raises their median error from %.2f%% to %.2f%%)",
-                100 * now, 100 * then);
+  std::snprintf(
+      buf, sizeof buf,
+      "kept: its points disagree (the best mean fit raises their median error from %.2f%% to %.2f%%)",
+      100 * now, 100 * then);
   why = std::string(buf) + "; the layout may be wrong for some of them";
   return true;
 }
 
 /// The value a key starts from: the model's, or for an override left at 0 (NVLink, socket links: per
-/// generation or kind) the geometric mean of the factors its points' links have now.
+/// generation or kind) the geometric mean of the factors its points' links have now; for the P2P write
+/// latency left at 0 (per generation), the geometric mean of its points' predicted latencies.
 double start_value(const CostModel& cm, const std::string& key, const std::vector<PointCheck>& checks) {
   const double v = *calibration::scalar_of(cm, key);
+  if (v == 0 && key == "p2p_write_latency") {
+    double sum = 0;
+    std::size_t n = 0;
+    for (const PointCheck& c : checks)
+      if (teaches(c, key) && c.predicted > 0) sum += std::log(c.predicted * 1e-6), ++n;  // predicted in us
+    return n > 0 ? std::exp(sum / static_cast<double>(n)) : 0.0;
+  }
   if (v > 0 || calibration::is_duration_key(key)) return v;
   double sum = 0;
   std::size_t n = 0;
@@ -157,10 +167,11 @@ double start_value(const CostModel& cm, const std::string& key, const std::vecto
 
 const std::vector<std::string>& fit_keys() {
   static const std::vector<std::string> keys{
-      "gemm_efficiency",       "gemm_fp8_efficiency",     "gpu_memory_efficiency", "memory_efficiency",       "pcie_efficiency",    "chipset_efficiency",
-      "pcie_duplex_efficiency", "nvlink_efficiency",      "inter_socket_efficiency", "network_efficiency",
-      "staging_sync_latency",  "p2p_latency",             "host_copy_latency",  "nccl_base_latency",
-      "nccl_ll_base_latency",  "nccl_ll128_base_latency", "nccl_nvls_latency"};
+      "gemm_efficiency",         "gemm_fp8_efficiency", "gpu_memory_efficiency",  "memory_efficiency",
+      "pcie_efficiency",         "chipset_efficiency",  "pcie_duplex_efficiency", "nvlink_efficiency",
+      "inter_socket_efficiency", "network_efficiency",  "staging_sync_latency",   "p2p_write_latency",
+      "host_copy_latency",       "nccl_base_latency",   "nccl_ll_base_latency",   "nccl_ll128_base_latency",
+      "nccl_nvls_latency"};
   return keys;
 }
 
@@ -170,7 +181,8 @@ double median_abs_error(const std::vector<PointCheck>& checks) {
   return median_of(std::move(e));
 }
 
-FitResult fit(const PlatformMaker& make, const Executor& execute, const Measurements& m, const CostModel& start) {
+FitResult fit(const PlatformMaker& make, const Executor& execute, const Measurements& m,
+              const CostModel& start) {
   const Fitter fitter(make, execute, m);
   FitResult out;
   out.model = start;
@@ -217,7 +229,8 @@ FitResult fit(const PlatformMaker& make, const Executor& execute, const Measurem
     out.model = start;
     out.after = out.before;
     for (auto& [key, k] : fitted)
-      if (k.determined) k.determined = false, k.why = "kept: together the fitted keys predicted this rig worse";
+      if (k.determined)
+        k.determined = false, k.why = "kept: together the fitted keys predicted this rig worse";
   }
   for (const std::string& key : fit_keys()) {
     auto it = fitted.find(key);

@@ -292,7 +292,7 @@ class Validator {
     if (x.latency) {
       c.predicted = (x.peer_access ? r.latency_us_p2p_on : r.latency_us_p2p_off)[src][dst];
       c.regime = Regime::Latency;
-      c.key = direct ? "p2p_latency" : "host_copy_latency";
+      c.key = direct ? "p2p_write_latency" : "host_copy_latency";
       return;
     }
     const Matrix& m = x.bidirectional ? (x.peer_access ? r.bi_p2p_on : r.bi_p2p_off)

@@ -1,11 +1,12 @@
 // validate() and fit(): the closed forms behind a re-simulated point, and the round trip: measurements
 // simulated under a known cost model are fitted back, starting from the defaults, within 1 %.
+#include "model/fit.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "engine/executor.hpp"
-#include "model/fit.hpp"
 #include "tests/fidelity/fidelity_fixture.hpp"
 #include "topology/catalog.hpp"
 
@@ -53,7 +54,8 @@ Measurements probe_like() {
   Measurements m;
   m.file = "synthetic.json";
   const double big = 256.0 * 1024 * 1024;
-  Series h2d = series(Test::HostCopy, "bandwidthTest"), d2h = h2d, dev = series(Test::DeviceCopy, "bandwidthTest");
+  Series h2d = series(Test::HostCopy, "bandwidthTest"), d2h = h2d,
+         dev = series(Test::DeviceCopy, "bandwidthTest");
   h2d.direction = "h2d";
   d2h.direction = "d2h";
   for (int g = 0; g < 3; ++g) {
@@ -155,7 +157,7 @@ TEST(Fit, RecoversAKnownModelWithinOnePercent) {
   CostModel truth = calibration::default_cost_model();
   truth.pcie_efficiency = 0.71;
   truth.gpu_memory_efficiency = 0.77;
-  truth.p2p_latency = microseconds(2.4);
+  truth.p2p_write_latency = microseconds(2.4);
   truth.host_copy_latency = microseconds(7.5);
   truth.staging_sync_latency = microseconds(11.0);
   truth.nccl_ll_base_latency = microseconds(9.0);
@@ -165,13 +167,14 @@ TEST(Fit, RecoversAKnownModelWithinOnePercent) {
   std::map<std::string, FittedKey> by;
   for (const FittedKey& k : r.keys) by[k.key] = k;
   const std::map<std::string, double> expected = {
-      {"pcie_efficiency", 0.71},          {"gpu_memory_efficiency", 0.77}, {"p2p_latency", 2.4e-6},
-      {"host_copy_latency", 7.5e-6},      {"staging_sync_latency", 11e-6}, {"nccl_ll_base_latency", 9e-6},
+      {"pcie_efficiency", 0.71},     {"gpu_memory_efficiency", 0.77}, {"p2p_write_latency", 2.4e-6},
+      {"host_copy_latency", 7.5e-6}, {"staging_sync_latency", 11e-6}, {"nccl_ll_base_latency", 9e-6},
       {"gemm_efficiency", 0.66}};
   for (const auto& [key, value] : expected) {
     ASSERT_TRUE(by.contains(key)) << key << " was not fitted";
     EXPECT_TRUE(by[key].determined) << key << ": " << by[key].why;
-    EXPECT_NEAR(by[key].value, value, 0.01 * value) << key << ": expected " << value << ", fitted " << by[key].value;
+    EXPECT_NEAR(by[key].value, value, 0.01 * value)
+        << key << ": expected " << value << ", fitted " << by[key].value;
   }
   EXPECT_LT(median_abs_error(r.after), 0.01);
   EXPECT_GT(median_abs_error(r.before), median_abs_error(r.after));
@@ -181,7 +184,7 @@ TEST(Fit, KeysNoPointDependsOnAreNotTouched) {
   const Measurements m = measured_under(calibration::default_cost_model(), probe_like());
   const FitResult r = fit(maker(), engine::run, m, calibration::default_cost_model());
   for (const FittedKey& k : r.keys) {
-    EXPECT_NE(k.key, "nvlink_efficiency");  // the rig has no NVLink
+    EXPECT_NE(k.key, "nvlink_efficiency");        // the rig has no NVLink
     EXPECT_NE(k.key, "inter_socket_efficiency");  // nor a second socket
   }
   // Fitting the defaults' own predictions changes nothing.
