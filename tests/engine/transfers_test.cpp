@@ -7,11 +7,13 @@
 
 #include "engine/executor.hpp"
 #include "tests/model/sim_fixture.hpp"
+#include "tests/topology/layout_fixture.hpp"
 
 namespace rigsim::model {
 namespace {
 
 using namespace testing;
+using topology::testing::epyc_quadrants;
 
 TEST(Transfers, OneCopyOverGen3x16) {
   const Platform p = platform_of(kOneGen3);
@@ -95,20 +97,6 @@ TEST(Transfers, StagedCopiesShareTheSocketsMemory) {
   EXPECT_NEAR(two.busiest.front().utilization, 1.0, 0.01);
 }
 
-// One EPYC 7002 socket, four GPUs at Gen4 x16 on four root ports: g0 and g1 in quadrant 1, g2 in
-// quadrant 2, g3 in quadrant 3. {NPS} is the socket's NUMA nodes.
-std::string epyc_quadrants(int nps) {
-  return R"({"name": "t", "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": )" + std::to_string(nps) +
-         R"(}],
-    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
-                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
-                     {"id": "rc2", "cpu": "cpu0", "lanes": 16, "quadrant": 2},
-                     {"id": "rc3", "cpu": "cpu0", "lanes": 16, "quadrant": 3}],
-    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"},
-             {"id": "g1", "model": "a100-pcie-40gb", "parent": "rc1"},
-             {"id": "g2", "model": "a100-pcie-40gb", "parent": "rc2"},
-             {"id": "g3", "model": "a100-pcie-40gb", "parent": "rc3"}]})";
-}
 
 TEST(Transfers, Nps4GivesEachNumaNodeAQuarterOfTheSocketsMemory) {
   const calibration::CostModel cost = calibration::default_cost_model();

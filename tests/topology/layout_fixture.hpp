@@ -41,4 +41,19 @@ inline const char* kDualRootPlx = R"({
   "nics": [{"id": "ib0", "model": "connectx-3-fdr", "slot": "x8"}]
 })";
 
+/// One EPYC socket with `nps` NUMA nodes; four A100 PCIe on four x16 root ports in I/O-die quadrants
+/// 1, 1, 2 and 3 (g0, g1, g2, g3): NPS tests in topology/ and engine/.
+inline std::string epyc_quadrants(int nps, const std::string& model = "epyc-7002") {
+  return R"({"name": "t", "cpus": [{"id": "cpu0", "model": ")" + model + R"(", "nps": )" + std::to_string(nps) +
+         R"(}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16, "quadrant": 2},
+                     {"id": "rc3", "cpu": "cpu0", "lanes": 16, "quadrant": 3}],
+    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"},
+             {"id": "g1", "model": "a100-pcie-40gb", "parent": "rc1"},
+             {"id": "g2", "model": "a100-pcie-40gb", "parent": "rc2"},
+             {"id": "g3", "model": "a100-pcie-40gb", "parent": "rc3"}]})";
+}
+
 }  // namespace rigsim::topology::testing

@@ -8,6 +8,7 @@
 namespace rigsim::topology {
 namespace {
 
+using testing::epyc_quadrants;
 using testing::layout_from_text;
 
 class DualRootPlx : public ::testing::Test {
@@ -295,23 +296,9 @@ TEST(Xgmi, LinksACardDoesNotHaveAreRejected) {
   EXPECT_NE(what.find("has no Infinity Fabric GPU links"), std::string::npos) << what;
 }
 
-// EPYC NUMA nodes per socket (hardware.md §2.7): one socket, root ports in quadrants 1, 1, 2, 3.
-std::string epyc(int nps, const std::string& model = "epyc-7002") {
-  return R"({"name": "t", "cpus": [{"id": "cpu0", "model": ")" + model + R"(", "nps": )" +
-         std::to_string(nps) +
-         R"(}],
-    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
-                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
-                     {"id": "rc2", "cpu": "cpu0", "lanes": 16, "quadrant": 2},
-                     {"id": "rc3", "cpu": "cpu0", "lanes": 16, "quadrant": 3}],
-    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"},
-             {"id": "g1", "model": "a100-pcie-40gb", "parent": "rc1"},
-             {"id": "g2", "model": "a100-pcie-40gb", "parent": "rc2"},
-             {"id": "g3", "model": "a100-pcie-40gb", "parent": "rc3"}]})";
-}
 
 TEST(NumaNodes, Nps4MakesQuadrantsSysAndNumbersTheirNodes) {
-  const Topology t = layout_from_text(epyc(4));
+  const Topology t = layout_from_text(epyc_quadrants(4));
   const auto smi = [&](const char* a, const char* b) { return t.path(t.find(a), t.find(b)).smi; };
   EXPECT_EQ(smi("g0", "g1"), "NODE");  // one quadrant, two root ports
   EXPECT_EQ(smi("g0", "g2"), "SYS");   // NCCL's CPU nodes are NUMA nodes
@@ -322,10 +309,10 @@ TEST(NumaNodes, Nps4MakesQuadrantsSysAndNumbersTheirNodes) {
 }
 
 TEST(NumaNodes, Nps2PairsQuadrantsAndNps1IsOneNode) {
-  const Topology two = layout_from_text(epyc(2));
+  const Topology two = layout_from_text(epyc_quadrants(2));
   EXPECT_EQ(two.path(two.find("g0"), two.find("g2")).smi, "SYS");   // quadrant 1 -> node 0, 2 -> node 1
   EXPECT_EQ(two.path(two.find("g2"), two.find("g3")).smi, "NODE");  // quadrants 2 and 3 -> node 1
-  const Topology one = layout_from_text(epyc(1));
+  const Topology one = layout_from_text(epyc_quadrants(1));
   for (const char* g : {"g1", "g2", "g3"}) EXPECT_EQ(one.path(one.find("g0"), one.find(g)).smi, "NODE") << g;
 }
 
@@ -350,7 +337,7 @@ TEST(NumaNodes, TwoNps4SocketsNumberTheirNodesAsTheOciCaptureShows) {
 
 TEST(NumaNodes, ImpossibleNpsAndQuadrantsAreRejected) {
   using testing::input_error_of;
-  auto [where, what] = input_error_of([] { layout_from_text(epyc(4, "epyc-9005")); });
+  auto [where, what] = input_error_of([] { layout_from_text(epyc_quadrants(4, "epyc-9005")); });
   EXPECT_TRUE(where.empty()) << where << ": " << what;  // Turin has quadrants too: accepted
   std::tie(where, what) = input_error_of([] {
     layout_from_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "xeon-scalable-3", "nps": 2}],
