@@ -18,6 +18,8 @@ void emit(const std::string& text, const std::string& output_path);
 void add_output_option(CLI::App* cmd, std::string& path);
 /// `--cost-model FILE`: a calibration profile overriding the built-in cost model (read_cost_model).
 void add_cost_model_option(CLI::App* cmd, std::string& path);
+/// `--nccl-version 2.21.5`: the NCCL release whose default P2P level applies (topology::parse_nccl_version).
+void add_nccl_version_option(CLI::App* cmd, std::string& version);
 
 /// Loads a layout JSON or NCCL topology XML file (chosen by extension).
 struct LayoutArg {

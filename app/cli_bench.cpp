@@ -1,10 +1,10 @@
 // `rigsim bench LAYOUT --op OP`: nccl-tests on a simulated server (or cluster of identical servers),
 // with its table, footer and a short "why" section; --json for machines.
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <unistd.h>
 
 #include "app/cli.hpp"
 #include "app/training_inputs.hpp"
@@ -21,11 +21,12 @@ namespace rigsim::app {
 namespace {
 
 struct BenchCli {
-  std::string layout, op = "all_reduce", min = "8", max = "128M", step, p2p_level, model = "auto", algo = "auto",
-                                                                   proto = "auto", cost_model, output;
+  std::string nccl_version;  // "2.21.5": whose default P2P level applies (default: kNcclVersion)
+  std::string layout, op = "all_reduce", min = "8", max = "128M", step, p2p_level, model = "auto",
+                      algo = "auto", proto = "auto", cost_model, output;
   std::optional<std::string> gpus;  // given but empty is an error, not "all GPUs"
   std::uint64_t factor = 2;
-  std::int64_t root = 0;                  // signed, so that -r -1 is refused rather than wrapped
+  std::int64_t root = 0;  // signed, so that -r -1 is refused rather than wrapped
   std::optional<std::int64_t> per_node;
   int nodes = 1;
   unsigned jobs = 0;  // 0: one per core
@@ -78,7 +79,8 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
   }
   if (o.per_node && *o.per_node < 1)
     throw InputError("", "-g", "expected at least 1 GPU per server, got " + std::to_string(*o.per_node));
-  if (o.root < 0) throw InputError("", "-r", "expected a root rank of 0 or more, got " + std::to_string(o.root));
+  if (o.root < 0)
+    throw InputError("", "-r", "expected a root rank of 0 or more, got " + std::to_string(o.root));
   const std::optional<std::size_t> per_node =
       o.per_node ? std::optional<std::size_t>(static_cast<std::size_t>(*o.per_node)) : std::nullopt;
   b.gpus = model::select_gpus(topo, per_node, o.gpus ? parse_indices(*o.gpus) : std::vector<std::size_t>{});
@@ -91,6 +93,7 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
   b.collective.root = static_cast<std::size_t>(o.root);
   b.collective.p2p.disable = o.p2p_disable;
   if (!o.p2p_level.empty()) b.collective.p2p.level = topology::parse_path_class(o.p2p_level);
+  if (!o.nccl_version.empty()) b.collective.p2p.nccl_version = topology::parse_nccl_version(o.nccl_version);
   // NCCL's environment last: the shell's, then --nccl-env (a later setting wins, as in a shell).
   if (o.env_from_shell) model::apply_nccl_env(model::nccl_env_from(environ), b.collective);
   model::apply_nccl_env(model::parse_nccl_env_args(o.nccl_env), b.collective);
@@ -143,6 +146,7 @@ void add_bench(CLI::App& app, Action& action) {
   cmd->add_option("--p2p-level", opt->p2p_level, "Like NCCL_P2P_LEVEL: highest path class that uses P2P")
       ->check(CLI::IsMember({"LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS"}));
   cmd->add_flag("--p2p-disable", opt->p2p_disable, "Like NCCL_P2P_DISABLE=1");
+  add_nccl_version_option(cmd, opt->nccl_version);
   cmd->add_option("--model", opt->model, "step (every ring step), steady (one flow per edge), auto (by size)")
       ->check(CLI::IsMember({"auto", "step", "steady"}));
   cmd->add_option("--algo", opt->algo, "all_reduce algorithm, like NCCL_ALGO: auto, ring, tree")
@@ -150,11 +154,13 @@ void add_bench(CLI::App& app, Action& action) {
   cmd->add_option("--proto", opt->proto,
                   "ring/chain protocol, like NCCL_PROTO: auto (NCCL's tuning model), LL, LL128, Simple")
       ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));
-  cmd->add_option("--nccl-env", opt->nccl_env,
-                  "NCCL environment variable KEY=VALUE, repeatable: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_ALGO, "
-                  "NCCL_PROTO, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE (--p2p-level, --p2p-disable, "
-                  "--algo, --proto are aliases); others are named in an error");
-  cmd->add_flag("--nccl-env-from-shell", opt->env_from_shell, "Read NCCL_* variables from rigsim's environment");
+  cmd->add_option(
+      "--nccl-env", opt->nccl_env,
+      "NCCL environment variable KEY=VALUE, repeatable: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_ALGO, "
+      "NCCL_PROTO, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE (--p2p-level, --p2p-disable, "
+      "--algo, --proto are aliases); others are named in an error");
+  cmd->add_flag("--nccl-env-from-shell", opt->env_from_shell,
+                "Read NCCL_* variables from rigsim's environment");
   add_cost_model_option(cmd, opt->cost_model);
   cmd->add_flag("--dump-platform", opt->dump_platform,
                 "Print the flattened SimGrid platform (hosts, links, routes) and exit");

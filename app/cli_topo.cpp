@@ -10,7 +10,7 @@ namespace rigsim::app {
 
 void add_topo(CLI::App& app, Action& action) {
   struct Options {
-    std::string layout, format = "text", p2p_level, output;
+    std::string layout, format = "text", p2p_level, output, nccl_version;
     bool p2p_disable = false, json = false;
   };
   auto opt = std::make_shared<Options>();
@@ -25,6 +25,7 @@ void add_topo(CLI::App& app, Action& action) {
   cmd->add_option("--p2p-level", opt->p2p_level, "Like NCCL_P2P_LEVEL: highest path class that uses P2P")
       ->check(CLI::IsMember({"LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS"}));
   cmd->add_flag("--p2p-disable", opt->p2p_disable, "Like NCCL_P2P_DISABLE=1");
+  add_nccl_version_option(cmd, opt->nccl_version);
   add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] {
     action = [opt] {
@@ -32,6 +33,7 @@ void add_topo(CLI::App& app, Action& action) {
       topology::P2pPolicy policy;
       policy.disable = opt->p2p_disable;
       if (!opt->p2p_level.empty()) policy.level = topology::parse_path_class(opt->p2p_level);
+      if (!opt->nccl_version.empty()) policy.nccl_version = topology::parse_nccl_version(opt->nccl_version);
       const std::string format = opt->json ? "json" : opt->format;
       std::string text;
       if (format == "json")

@@ -7,6 +7,7 @@
 #include "common/input.hpp"
 #include "common/output.hpp"
 #include "topology/catalog.hpp"
+#include "topology/p2p.hpp"
 
 namespace rigsim::app {
 
@@ -21,6 +22,23 @@ void emit(const std::string& text, const std::string& output_path) {
 
 void add_output_option(CLI::App* cmd, std::string& path) {
   cmd->add_option("-o,--output", path, "Write to this file instead of stdout");
+}
+
+void add_nccl_version_option(CLI::App* cmd, std::string& version) {
+  cmd->add_option(
+         "--nccl-version", version,
+         "NCCL release whose default P2P level applies, e.g. 2.21.5 (before 2.23.4: SYS, PXB on Intel; "
+         "default: 2.30.7)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            try {
+              topology::parse_nccl_version(text);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          "VERSION"));
 }
 
 void add_cost_model_option(CLI::App* cmd, std::string& path) {
@@ -60,7 +78,8 @@ int main(int argc, char** argv) {
   }
   try {
     for (const std::string& path : catalogs)
-      for (const std::string& note : rigsim::topology::load_catalog_file(path)) std::cerr << "rigsim: note: " << note << "\n";
+      for (const std::string& note : rigsim::topology::load_catalog_file(path))
+        std::cerr << "rigsim: note: " << note << "\n";
     return action();
   } catch (const rigsim::InputError& e) {
     std::cerr << "rigsim: error: " << e.what() << "\n";

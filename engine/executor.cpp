@@ -54,12 +54,15 @@ void validate(const topology::Topology& topo, const std::vector<Transfer>& ts) {
   }
 }
 
-std::size_t count_gpus(const topology::Topology& topo, const std::vector<Transfer>& ts) {
+/// The GPUs a phase uses on each server (NCCL's P2P level counts the communicator's GPUs per host).
+std::map<int, std::size_t> count_gpus(const topology::Topology& topo, const std::vector<Transfer>& ts) {
   std::set<DeviceId> gpus;
   for (const Transfer& t : ts)
     for (DeviceId d : {t.src, t.dst})
       if (topo.device(d).kind == topology::DeviceKind::Gpu) gpus.insert(d);
-  return gpus.size();
+  std::map<int, std::size_t> per_node;
+  for (DeviceId g : gpus) ++per_node[topo.device(g).node];
+  return per_node;
 }
 
 /// The routes of every phase, each distinct (source, destination, transport) once, shared by the phases.
@@ -72,9 +75,10 @@ detail::SimPlan make_plan(const Platform& platform, const std::vector<const std:
   for (const std::vector<Transfer>* ts : phases) {
     detail::SimPhase& phase = plan.phases.emplace_back();
     phase.transfers = ts;
-    const std::size_t gpu_count = count_gpus(topo, *ts);
+    std::map<int, std::size_t> gpu_count = count_gpus(topo, *ts);
     for (const Transfer& t : *ts) {
-      const Transport tr = platform.resolve_transport(t.src, t.dst, t.transport, policy, gpu_count);
+      const Transport tr =
+          platform.resolve_transport(t.src, t.dst, t.transport, policy, gpu_count[topo.device(t.src).node]);
       auto [it, fresh] = seen.try_emplace({t.src, t.dst, tr}, plan.routes.size());
       if (fresh) {
         Route r = platform.route(t.src, t.dst, tr);
@@ -115,8 +119,8 @@ std::vector<std::vector<TransferTiming>> decode(const std::string& bytes, const 
 }
 
 /// Bytes carried per link and direction (a shared link counts every crossing), over capacity x time.
-std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& plan, const detail::SimPhase& phase,
-                                     Seconds makespan) {
+std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& plan,
+                                     const detail::SimPhase& phase, Seconds makespan) {
   if (!(makespan.value > 0)) return {};
   std::map<std::pair<std::size_t, bool>, double> carried;
   for (std::size_t i = 0; i < phase.route_of.size(); ++i)
@@ -137,9 +141,9 @@ std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& p
 
 }  // namespace
 
-std::function<std::vector<RunResult>()> run_phases_async(const Platform& platform,
-                                                        const std::vector<const std::vector<Transfer>*>& phases,
-                                                        const topology::P2pPolicy& policy) {
+std::function<std::vector<RunResult>()> run_phases_async(
+    const Platform& platform, const std::vector<const std::vector<Transfer>*>& phases,
+    const topology::P2pPolicy& policy) {
   std::vector<const std::vector<Transfer>*> run;  // the phases that move or compute anything
   for (const std::vector<Transfer>* ts : phases) {
     validate(platform.topology(), *ts);

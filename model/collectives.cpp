@@ -153,8 +153,8 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   // third otherwise): its 8-byte stores and flag polling cost more than the wire (tuning.cc, ring LL
   // "busBw * 1/4 : 1/3"). Deciding with the wire's half made LL win large messages at scale.
   const bool quarter = nodes > 1 || p.op == CollectiveOp::AllReduce || p.op == CollectiveOp::Reduce;
-  const double decide[3] = {std::min(cost.nccl_ll_max_bw_gbs[row][col] * 1e9, bus * (quarter ? 0.25 : 1.0 / 3.0)),
-                            bw[1], bw[2]};
+  const double decide[3] = {
+      std::min(cost.nccl_ll_max_bw_gbs[row][col] * 1e9, bus * (quarter ? 0.25 : 1.0 / 3.0)), bw[1], bw[2]};
   const double share =
       chain ? 1.0 : static_cast<double>(ring_work(p.op, n, p.size).first) / static_cast<double>(n);
   double best = std::numeric_limits<double>::infinity();
@@ -366,8 +366,8 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
 /// NVLS runs where NCCL enables it (nvlsSupport and tuning.cc): an all_reduce within one server whose
 /// GPUs are all Hopper or newer (nvlsEfficiency > 0) and reach each other over NVLink through an
 /// NVSwitch of NVLink generation 4 or later (the first with SHARP multicast/reduction).
-bool nvls_supported(const topology::Topology& topo, const calibration::CostModel& cost, const CollectivePlan& p,
-                    std::size_t nodes) {
+bool nvls_supported(const topology::Topology& topo, const calibration::CostModel& cost,
+                    const CollectivePlan& p, std::size_t nodes) {
   if (p.op != CollectiveOp::AllReduce || nodes != 1 || p.ranks.size() < 2) return false;
   if (!(cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)] > 0)) return false;
   for (std::size_t i = 0; i < p.ranks.size(); ++i) {
@@ -376,7 +376,8 @@ bool nvls_supported(const topology::Topology& topo, const calibration::CostModel
     bool via_switch = false;
     for (DeviceId d : path->devices) {
       const auto& dev = topo.device(d);
-      if (dev.kind == topology::DeviceKind::NvSwitch && dev.nvswitch != nullptr && dev.nvswitch->nvlink_gen >= 4)
+      if (dev.kind == topology::DeviceKind::NvSwitch && dev.nvswitch != nullptr &&
+          dev.nvswitch->nvlink_gen >= 4)
         via_switch = true;
     }
     if (!via_switch) return false;
@@ -406,8 +407,8 @@ double nvls_model_time(const calibration::CostModel& cost, const CollectivePlan&
 
 /// NVLS all_reduce: one flow per ordered GPU pair through the NVSwitch, all at once after NCCL's NVLS
 /// latency, carrying nvls_pair_factor x S (see there); Simple protocol, steady model.
-void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost, detail::ConnectionCache& cache,
-               CollectivePlan& p) {
+void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost,
+               detail::ConnectionCache& cache, CollectivePlan& p) {
   const std::size_t n = p.ranks.size();
   if (n * (n - 1) > kMaxConcurrentFlows)
     fail("NVLS on " + std::to_string(n) + " GPUs is " + std::to_string(n * (n - 1)) +
@@ -421,8 +422,8 @@ void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cos
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
       const Connection& h = p.connections.emplace_back(cache.get(p.ranks[i], p.ranks[j]));
-      detail::add_transfer(p.transfers, h, p.chunk, Seconds{std::max(0.0, p.latency.value - h.setup.value)}, {},
-                           "all_reduce nvls");
+      detail::add_transfer(p.transfers, h, p.chunk, Seconds{std::max(0.0, p.latency.value - h.setup.value)},
+                           {}, "all_reduce nvls");
     }
 }
 
@@ -467,8 +468,9 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
     fail("the tree algorithm is only for all_reduce (NCCL runs " + std::string(to_string(p.op)) +
          " on rings)");
   if (o.algorithm == Algorithm::Nvls && !nvls_supported(topo, cost, p, nodes))
-    fail("NVLS needs an all_reduce within one server whose GPUs (Hopper or newer) reach each other through "
-         "an NVLink4+ NVSwitch; NCCL would report \"no algorithm/protocol available\"");
+    fail(
+        "NVLS needs an all_reduce within one server whose GPUs (Hopper or newer) reach each other through "
+        "an NVLink4+ NVSwitch; NCCL would report \"no algorithm/protocol available\"");
   if (o.algorithm == Algorithm::Nvls && !o.nvls_enable) fail("NVLS was asked for but NCCL_NVLS_ENABLE=0");
   if (o.algorithm) return *o.algorithm;
   return p.op == CollectiveOp::AllReduce ? choose_all_reduce(topo, cost, o, p, nodes, nvl) : Algorithm::Ring;
@@ -561,7 +563,7 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
   p.ranks = ranks;
   p.size = size;
   p.latency = cost.nccl_base_latency;
-  detail::ConnectionCache cache(platform, options.p2p, ranks.size());
+  detail::ConnectionCache cache(platform, options.p2p, ranks);
   if (op == CollectiveOp::AllToAll || op == CollectiveOp::SendRecv) {
     p.algorithm = pick_algorithm(topo, cost, options, p, 1, false);
     if (ranks.size() > 1 && size.value > 0) plan_pairwise(topo, cost, cache, options, p);

@@ -18,14 +18,18 @@ namespace rigsim::model::detail {
 /// re-targeted to the actual devices (a Connection holds no link indices, so this is exact).
 class ConnectionCache {
  public:
-  ConnectionCache(const Platform& platform, const topology::P2pPolicy& policy, std::size_t rank_count)
-      : platform_(platform), policy_(policy), rank_count_(rank_count) {}
+  /// `ranks`: the communicator's GPUs; NCCL's P2P level counts those on each host.
+  ConnectionCache(const Platform& platform, const topology::P2pPolicy& policy,
+                  const std::vector<topology::DeviceId>& ranks)
+      : platform_(platform), policy_(policy) {
+    for (topology::DeviceId r : ranks) ++ranks_on_[platform.topology().device(r).node];
+  }
   const Connection& get(topology::DeviceId src, topology::DeviceId dst);
 
  private:
   const Platform& platform_;
   topology::P2pPolicy policy_;
-  std::size_t rank_count_;
+  std::map<int, std::size_t> ranks_on_;  // per server: the communicator's GPUs there
   std::map<std::pair<topology::DeviceId, topology::DeviceId>, Connection> by_pair_;
   std::map<std::tuple<std::string, std::string, int>, Connection> by_shape_;
 };
@@ -44,7 +48,8 @@ Seconds protocol_base(const calibration::CostModel& cost, Protocol p);
 /// Per-step latency of a hop under protocol `p`: Simple is effective_step (the platform charges the
 /// transport's setup inside it); LL and LL128 steps run on established connections (Transfer::connected)
 /// so they are NCCL's per-step figure alone.
-Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop, bool intra_nvlink);
+Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop,
+                      bool intra_nvlink);
 /// The delay a plan puts on a step's transfer under protocol `p`: step_delay for Simple, protocol_step
 /// for LL / LL128 (no setup is added by the platform for connected transfers).
 Seconds protocol_delay(const calibration::CostModel& cost, Protocol p, const Connection& hop,
@@ -102,8 +107,8 @@ std::size_t add_delay(std::vector<Transfer>& out, topology::DeviceId at, Seconds
                       std::vector<std::size_t> after);
 
 /// Tree algorithm (collectives_tree.cpp): fills plan.tree_parents, hops and transfers.
-void plan_tree(const Platform& platform, ConnectionCache& hops,
-               const CollectiveOptions& options, CollectivePlan& plan);
+void plan_tree(const Platform& platform, ConnectionCache& hops, const CollectiveOptions& options,
+               CollectivePlan& plan);
 /// NCCL's tree latency term: base + 2((ppn-1)·intra + log2(nodes)·inter) (nccl.md §d.5).
 Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes,
                      const StepLatencies& lat);

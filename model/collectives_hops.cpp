@@ -20,7 +20,10 @@ const Connection& ConnectionCache::get(DeviceId src, DeviceId dst) {
   auto key = std::make_tuple(topo.device(src).local_name, topo.device(dst).local_name, distance);
   auto shape = by_shape_.find(key);
   if (shape == by_shape_.end())
-    shape = by_shape_.emplace(std::move(key), platform_.connect(src, dst, policy_, rank_count_)).first;
+    shape =
+        by_shape_
+            .emplace(std::move(key), platform_.connect(src, dst, policy_, ranks_on_[topo.device(src).node]))
+            .first;
   Connection hop = shape->second;
   hop.src = src;
   hop.dst = dst;
@@ -40,7 +43,8 @@ Seconds step_delay(const calibration::CostModel& cost, const Connection& hop, bo
   return {effective_step(cost, hop, intra_nvlink).value - hop.setup.value};
 }
 
-Seconds steady_delay(const calibration::CostModel& /*cost*/, const CollectivePlan& plan, const Connection& hop) {
+Seconds steady_delay(const calibration::CostModel& /*cost*/, const CollectivePlan& plan,
+                     const Connection& hop) {
   if (plan.protocol != Protocol::Simple && plan.algorithm != Algorithm::Tree) return plan.latency;
   return {std::max(0.0, plan.latency.value - hop.setup.value)};
 }

@@ -407,7 +407,7 @@ std::vector<std::vector<DeviceId>> ring_channels(const Platform& platform, const
         continue;
       }
     }
-    per_node.push_back(server_rings(platform, g, policy, gpus.size(), max_channels));
+    per_node.push_back(server_rings(platform, g, policy, g.size(), max_channels));
   }
   std::size_t channels = per_node.front().size();
   for (const auto& p : per_node) channels = std::min(channels, p.size());

@@ -20,7 +20,8 @@ class Labels {
  public:
   explicit Labels(const Topology& topo) {
     for (const auto& d : topo.devices()) names_.push_back(d.name);
-    for (const auto& [kind, prefix] : {std::pair{DeviceKind::Gpu, "GPU"}, std::pair{DeviceKind::Nic, "NIC"}}) {
+    for (const auto& [kind, prefix] :
+         {std::pair{DeviceKind::Gpu, "GPU"}, std::pair{DeviceKind::Nic, "NIC"}}) {
       const auto same = topo.of_kind(kind);
       for (std::size_t i = 0; i < same.size(); ++i) names_[same[i]] = prefix + std::to_string(i);
     }
@@ -96,7 +97,8 @@ void write_rocm_smi(std::ostringstream& out, const Topology& topo) {
     out << "\n";
   };
   out << "\nAs rocm-smi --showtopo shows it (AMD GPUs; RCCL reads the same links):\n\n";
-  table("Weight between two GPUs", [&](std::size_t i, std::size_t j) { return std::to_string(t.weight[i][j]); });
+  table("Weight between two GPUs",
+        [&](std::size_t i, std::size_t j) { return std::to_string(t.weight[i][j]); });
   table("Hops between two GPUs", [&](std::size_t i, std::size_t j) { return std::to_string(t.hops[i][j]); });
   table("Link Type between two GPUs", [&](std::size_t i, std::size_t j) { return t.type[i][j]; });
   out << "=== Numa Nodes ===\n";
@@ -148,8 +150,9 @@ void write_p2p(std::ostringstream& out, const Topology& topo, const P2pPolicy& p
   const Labels label(topo);
   const auto gpus = topo.gpus();
   out << "\nP2P (what " << (amd_gpus(topo) ? "RCCL" : "NCCL") << " would use; level "
-      << to_string(policy.disable ? PathClass::LOC
-                                  : policy.level.value_or(default_p2p_level(topo, gpus.size())))
+      << to_string(policy.disable
+                       ? PathClass::LOC
+                       : policy.level.value_or(default_p2p_level(topo, gpus.size(), policy.nccl_version)))
       << "):\n\n"
       << pad("", 8);
   for (DeviceId g : gpus) out << pad(label(g), 6);
@@ -161,8 +164,7 @@ void write_p2p(std::ostringstream& out, const Topology& topo, const P2pPolicy& p
       const auto d = decide_p2p(topo, a, b, policy, gpus.size());
       out << pad(a == b ? "X" : (d.allowed ? "OK" : "NS"), 6);
       if (a < b)
-        reasons.push_back(label(a) + "-" + label(b) + ": " + (d.allowed ? "OK, " : "no, ") +
-                          d.reason);
+        reasons.push_back(label(a) + "-" + label(b) + ": " + (d.allowed ? "OK, " : "no, ") + d.reason);
     }
     out << "\n";
   }
@@ -248,7 +250,8 @@ nlohmann::json topo_json(const Topology& topo, const P2pPolicy& policy) {
   out["p2p"] = p2p;
   out["p2p_reasons"] = reasons;
   out["p2p_level"] = std::string(to_string(
-      policy.disable ? PathClass::LOC : policy.level.value_or(default_p2p_level(topo, gpu_ids.size()))));
+      policy.disable ? PathClass::LOC
+                     : policy.level.value_or(default_p2p_level(topo, gpu_ids.size(), policy.nccl_version))));
   out["nccl_paths"] = nccl;
   json budget = json::array();
   for (const auto& d : topo.devices())

@@ -1,5 +1,8 @@
 #include "topology/p2p.hpp"
 
+#include <cstdio>
+#include <stdexcept>
+
 namespace rigsim::topology {
 namespace {
 
@@ -31,10 +34,24 @@ bool through_acs_switch(const Topology& topo, const Path& p) {
 
 }  // namespace
 
-PathClass default_p2p_level(const Topology& topo, std::size_t gpu_count) {
-  // NCCL paths.cc ncclTopoCheckP2p: PATH_PXB by default; AMD x86 CPUs with <= 2 GPUs: PATH_SYS.
-  bool amd = !topo.cpus().empty();
-  for (DeviceId c : topo.cpus()) amd = amd && topo.device(c).cpu->vendor == Vendor::Amd;
+int parse_nccl_version(const std::string& text) {
+  int major = 0, minor = 0, patch = 0;
+  char tail = 0;
+  const int n = std::sscanf(text.c_str(), "%d.%d.%d%c", &major, &minor, &patch, &tail);
+  if ((n != 2 && n != 3) || major < 2 || major > 9 || minor < 0 || minor > 99 || patch < 0 || patch > 99)
+    throw std::invalid_argument("expected an NCCL release like 2.21 or 2.21.5, got \"" + text + "\"");
+  return major * 10000 + minor * 100 + patch;
+}
+
+PathClass default_p2p_level(const Topology& topo, std::size_t gpu_count, int nccl_version) {
+  // NCCL paths.cc ncclTopoCheckP2p. Every CPU in the catalog is x86; the vendor is the first CPU's.
+  const bool amd = !topo.cpus().empty() && topo.device(topo.cpus().front()).cpu->vendor == Vendor::Amd;
+  const bool intel = !topo.cpus().empty() && topo.device(topo.cpus().front()).cpu->vendor == Vendor::Intel;
+  // 2.18.1-2.22.3: "int p2pLevel = PATH_SYS;", lowered to PATH_PXB for ARM, Intel and Zhaoxin x86;
+  // AMD stays SYS for any number of GPUs.
+  if (nccl_version < 22304) return intel ? PathClass::PXB : PathClass::SYS;
+  // 2.23.4 and later: PATH_PXB, except "(arch == X86 && vendor == AMD) && system->nodes[GPU].count <= 2"
+  // -> PATH_SYS (2.30: nodes[DEV], physical devices, the same without MIG).
   return (amd && gpu_count <= 2) ? PathClass::SYS : PathClass::PXB;
 }
 
@@ -77,7 +94,8 @@ P2pDecision decide_p2p(const Topology& topo, DeviceId a, DeviceId b, const P2pPo
   P2pDecision d = hardware_p2p(topo, a, b);
   if (!d.allowed || a == b) return d;
   const PathClass level =
-      policy.disable ? PathClass::LOC : policy.level.value_or(default_p2p_level(topo, gpu_count));
+      policy.disable ? PathClass::LOC
+                     : policy.level.value_or(default_p2p_level(topo, gpu_count, policy.nccl_version));
   if (d.path > level) {
     d.allowed = false;
     const std::string why = policy.disable ? "P2P disabled (NCCL_P2P_DISABLE)"

@@ -1,8 +1,10 @@
 // Whether two GPUs can talk peer-to-peer, following NCCL's rules (reference nccl.md §d.3):
 // the GPUs must support it (GeForce: no PCIe P2P on stock drivers), the platform must allow it
 // (no P2P across Intel sockets; a switch with ACS redirect sends it up to the root complex), and
-// the path must be within NCCL's P2P level (default PXB; AMD CPUs with <=2 GPUs: SYS), which the
-// user can override like NCCL_P2P_LEVEL / NCCL_P2P_DISABLE.
+// the path must be within NCCL's P2P level, which the user can override like NCCL_P2P_LEVEL /
+// NCCL_P2P_DISABLE. The default level depends on the NCCL release (ncclTopoCheckP2p, read at every tag
+// from v2.18.1 to v2.30.7): before 2.23.4 SYS, PXB on Intel CPUs; from 2.23.4 PXB, SYS on AMD CPUs
+// when the communicator has at most 2 GPUs on the host.
 #pragma once
 
 #include <optional>
@@ -12,10 +14,19 @@
 
 namespace rigsim::topology {
 
-/// The user's override, as NCCL_P2P_LEVEL / NCCL_P2P_DISABLE would give it.
+/// The NCCL release whose rules rigsim follows unless told otherwise (reference nccl.md: 2.30.7), as
+/// NCCL_VERSION_CODE writes it: major x 10000 + minor x 100 + patch.
+inline constexpr int kNcclVersion = 23007;
+
+/// "2.21.5" or "2.21" -> 22105 / 22100; throws std::invalid_argument for anything else or a release
+/// before 2.0.
+int parse_nccl_version(const std::string& text);
+
+/// The user's override, as NCCL_P2P_LEVEL / NCCL_P2P_DISABLE would give it, and the NCCL release.
 struct P2pPolicy {
-  std::optional<PathClass> level;  // NCCL_P2P_LEVEL; nullopt: NCCL's default rule
-  bool disable = false;            // NCCL_P2P_DISABLE=1 (same as level LOC)
+  std::optional<PathClass> level;   // NCCL_P2P_LEVEL; nullopt: NCCL's default rule
+  bool disable = false;             // NCCL_P2P_DISABLE=1 (same as level LOC)
+  int nccl_version = kNcclVersion;  // whose default P2P level applies
 };
 
 struct P2pDecision {
@@ -24,10 +35,11 @@ struct P2pDecision {
   std::string reason;               // why (not) allowed, for people
 };
 
-/// The level NCCL uses by default for `gpu_count` GPUs on this topology.
-PathClass default_p2p_level(const Topology& topo, std::size_t gpu_count);
+/// The level NCCL `nccl_version` uses by default when the communicator has `gpu_count` GPUs on the
+/// host. The CPU is the host's first one (NCCL's ncclTopoCpuType reads its first CPU node).
+PathClass default_p2p_level(const Topology& topo, std::size_t gpu_count, int nccl_version = kNcclVersion);
 
-/// Decision for one GPU pair; `gpu_count` is the number of GPUs in the communicator.
+/// Decision for one GPU pair; `gpu_count` is the number of the communicator's GPUs on their host.
 P2pDecision decide_p2p(const Topology& topo, DeviceId a, DeviceId b, const P2pPolicy& policy,
                        std::size_t gpu_count);
 

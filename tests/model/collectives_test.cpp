@@ -192,8 +192,10 @@ TEST_F(FourUnderOneSwitch, ZeroBytesOrOneGpuPlanNothing) {
 TEST_F(FourUnderOneSwitch, BadRankListsAreInputErrors) {
   const auto g = t.gpus();
   EXPECT_THROW(plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, {}, Bytes{kS}), InputError);
-  EXPECT_THROW(plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, {g[0], g[0]}, Bytes{kS}), InputError);
-  EXPECT_THROW(plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, {t.find("plx0")}, Bytes{kS}), InputError);
+  EXPECT_THROW(plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, {g[0], g[0]}, Bytes{kS}),
+               InputError);
+  EXPECT_THROW(plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, {t.find("plx0")}, Bytes{kS}),
+               InputError);
   CollectiveOptions o;
   o.root = 4;
   EXPECT_THROW(plan_collective(Platform(t, kCost), CollectiveOp::Broadcast, g, Bytes{kS}, o), InputError);
@@ -206,7 +208,8 @@ TEST(RingOrder, TwoSocketsTwoSwitchesEachCrossTheInterSocketLinkExactlyTwice) {
   const auto t = layout_from_text(topology::testing::kDualRootPlx);
   CollectiveOptions o;
   o.model = PlanModel::Steady;
-  const CollectivePlan p = plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS}, o);
+  const CollectivePlan p =
+      plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS}, o);
   int sys = 0, pix = 0;
   for (const Connection& h : p.rings[0].hops) {
     sys += h.path == PathClass::SYS;
@@ -214,7 +217,8 @@ TEST(RingOrder, TwoSocketsTwoSwitchesEachCrossTheInterSocketLinkExactlyTwice) {
   }
   EXPECT_EQ(sys, 2) << "a ring over two sockets needs exactly two crossings";
   EXPECT_EQ(pix, 4) << "each switch's pair should be neighbours";
-  EXPECT_EQ(ring_order(Platform(t, kCost), t.gpus()), ring_order(Platform(t, kCost), t.gpus())) << "deterministic";
+  EXPECT_EQ(ring_order(Platform(t, kCost), t.gpus()), ring_order(Platform(t, kCost), t.gpus()))
+      << "deterministic";
   EXPECT_EQ(ring_order(Platform(t, kCost), t.gpus()).front(), t.gpus().front());
 }
 
@@ -233,17 +237,42 @@ TEST(RingOrder, HybridCubeMeshFollowsNvlink) {
   EXPECT_GE(rings.size(), 2u) << "disjoint NVLink directions give more than one channel";
 }
 
+TEST(ClusterPlans, NcclCountsTheCommunicatorsGpusPerHostForItsP2pLevel) {
+  // Two servers, each two A100 PCIe on two EPYC root ports (NODE): NCCL 2.23+ counts 2 GPUs on the
+  // host (not 4 in the communicator), so AMD's <= 2 rule keeps level SYS and the pair uses P2P.
+  const auto t = topology::build_cluster(testing::spec_from_text(R"({"name": "t",
+    "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16}],
+    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"}, {"id": "g1", "model": "a100-pcie-40gb", "parent": "rc1"}],
+    "nics": [{"id": "nic0", "model": "connectx-6-200g", "parent": "rc2"}]})"),
+                                         2);
+  CollectiveOptions o;
+  o.algorithm = Algorithm::Ring;
+  const CollectivePlan p =
+      plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS}, o);
+  int p2p = 0, shm = 0;
+  for (const Connection& h : p.rings[0].hops) {
+    p2p += h.transport == Transport::P2p;
+    shm += h.transport == Transport::Shm;
+  }
+  EXPECT_EQ(p2p, 2) << "one intra-server hop per server";
+  EXPECT_EQ(shm, 0);
+}
+
 TEST(ClusterPlans, RingsCrossTheNetworkOncePerServerAndTreesSplitTheData) {
   const auto t = topology::build_cluster(testing::spec_from_text(topology::testing::kDualRootPlx), 2);
   CollectiveOptions o;
   o.model = PlanModel::Step;
   o.algorithm = Algorithm::Ring;
-  const CollectivePlan ring = plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS}, o);
+  const CollectivePlan ring =
+      plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS}, o);
   int net = 0;
   for (const Connection& h : ring.rings[0].hops) net += h.transport == Transport::Net;
   EXPECT_EQ(net, 2) << "a ring over two servers leaves and enters each once";
   o.algorithm = Algorithm::Tree;
-  const CollectivePlan tree = plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS}, o);
+  const CollectivePlan tree =
+      plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS}, o);
   expect_well_formed(tree);
   ASSERT_EQ(tree.tree_parents.size(), 2u);
   for (const auto& parents : tree.tree_parents)

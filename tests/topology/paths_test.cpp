@@ -296,7 +296,6 @@ TEST(Xgmi, LinksACardDoesNotHaveAreRejected) {
   EXPECT_NE(what.find("has no Infinity Fabric GPU links"), std::string::npos) << what;
 }
 
-
 TEST(NumaNodes, Nps4MakesQuadrantsSysAndNumbersTheirNodes) {
   const Topology t = layout_from_text(epyc_quadrants(4));
   const auto smi = [&](const char* a, const char* b) { return t.path(t.find(a), t.find(b)).smi; };
@@ -365,6 +364,39 @@ TEST(NumaNodes, ImpossibleNpsAndQuadrantsAreRejected) {
   EXPECT_NE(what.find("give it a \"quadrant\" (up to 32 lanes)"), std::string::npos) << what;
   std::tie(where, what) = input_error_of([&] { layout_from_text(wide(48, true)); });
   EXPECT_EQ(where, "/host_bridges/0/lanes");
+}
+
+// NCCL's default P2P level by release (ncclTopoCheckP2p at every tag v2.18.1 ... v2.30.7): before
+// 2.23.4 "int p2pLevel = PATH_SYS", PXB on Intel; from 2.23.4 PXB, SYS on AMD with <= 2 GPUs per host.
+TEST(P2pLevelByNcclRelease, DefaultsFollowTheReleasesRule) {
+  const Topology amd = layout_from_text(epyc_quadrants(1));
+  const Topology intel =
+      layout_from_text(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "xeon-scalable-3"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}],
+    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"}]})");
+  EXPECT_EQ(default_p2p_level(amd, 4, 21803), PathClass::SYS);  // 2.18.3: AMD stays SYS at any count
+  EXPECT_EQ(default_p2p_level(amd, 4, 22203), PathClass::SYS);  // 2.22.3
+  EXPECT_EQ(default_p2p_level(amd, 4, 22304), PathClass::PXB);  // 2.23.4: PXB above 2 GPUs
+  EXPECT_EQ(default_p2p_level(amd, 2, 22304), PathClass::SYS);
+  EXPECT_EQ(default_p2p_level(amd, 4), PathClass::PXB);  // the release rigsim follows (2.30.7)
+  EXPECT_EQ(default_p2p_level(intel, 2, 21803), PathClass::PXB);
+  EXPECT_EQ(default_p2p_level(intel, 2, 23007), PathClass::PXB);
+  // Four A100 PCIe on four EPYC root ports (NODE): P2P under NCCL 2.21, SHM under 2.30.
+  P2pPolicy old_nccl;
+  old_nccl.nccl_version = parse_nccl_version("2.21.5");
+  EXPECT_TRUE(decide_p2p(amd, amd.find("g0"), amd.find("g2"), old_nccl, 4).allowed);
+  EXPECT_FALSE(decide_p2p(amd, amd.find("g0"), amd.find("g2"), P2pPolicy{}, 4).allowed);
+  // A user level wins over every release's default.
+  old_nccl.level = PathClass::PXB;
+  EXPECT_FALSE(decide_p2p(amd, amd.find("g0"), amd.find("g2"), old_nccl, 4).allowed);
+}
+
+TEST(P2pLevelByNcclRelease, VersionsParseAsNcclVersionCode) {
+  EXPECT_EQ(parse_nccl_version("2.21.5"), 22105);
+  EXPECT_EQ(parse_nccl_version("2.23"), 22300);
+  EXPECT_EQ(kNcclVersion, parse_nccl_version("2.30.7"));
+  for (const char* bad : {"2", "2.x", "1.9.0", "2.21.5.1", "2.21.5a", "", "2.100"})
+    EXPECT_THROW(parse_nccl_version(bad), std::invalid_argument) << bad;
 }
 
 }  // namespace
