@@ -34,6 +34,7 @@ printf '<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0" class="0x0
 printf '{"name": "x", "psu": {"kind": "atx4", "unit_w": 1000}, "cpus": [{"id": "c", "model": "ryzen-5000"}], "host_bridges": [{"id": "r", "cpu": "c", "lanes": 16}], "gpus": [{"id": "g", "model": "rtx-3090", "parent": "r"}]}' >"$tmp/psu_kind.json"
 printf '{"name": "x", "cpus": [{"id": "c", "model": "xeon-scalable-3", "nps": 4}], "host_bridges": [{"id": "r", "cpu": "c", "lanes": 16}], "gpus": [{"id": "g", "model": "rtx-3090", "parent": "r"}]}' >"$tmp/nps.json"
 printf '{"name": "x", "cpus": [{"id": "c", "model": "ryzen-5000"}], "host_bridges": [{"id": "r", "cpu": "c", "lanes": 16}], "gpus": [{"id": "g", "model": "rtx-3090", "parent": "r"}, {"id": "h", "model": "rtx-3090", "parent": "r"}], "xgmi": [{"gpus": ["g", "h"]}]}' >"$tmp/xgmi.json"
+expect_error "expected an NCCL release like 2.21" bench "$layout" --nccl-version 2.x
 expect_error "/psu/kind" topo "$tmp/psu_kind.json"
 expect_error "/cpus/0/nps" topo "$tmp/nps.json"
 expect_error "has no Infinity Fabric GPU links" topo "$tmp/xgmi.json"
