@@ -27,12 +27,13 @@ constexpr std::array<std::string_view, 5> kGemmDtypes{"bf16", "fp16", "fp8", "tf
 
 std::uint64_t read_dim(ObjectReader& r, const std::string& key) {
   const int v = r.required_int(key);
-  if (v < 1 || v > (1 << 20)) r.fail(key, "expected a matrix dimension from 1 to 2^20, got " + std::to_string(v));
+  if (v < 1 || v > (1 << 20))
+    r.fail(key, "expected a matrix dimension from 1 to 2^20, got " + std::to_string(v));
   return static_cast<std::uint64_t>(v);
 }
 
 constexpr std::array<std::string_view, 7> kOps{"all_reduce", "all_gather", "reduce_scatter", "alltoall",
-                                                "broadcast",  "reduce",     "sendrecv"};
+                                               "broadcast",  "reduce",     "sendrecv"};
 
 /// Largest size a point may claim: 2^40 bytes, as `rigsim bench` accepts.
 constexpr double kMaxBytes = 1099511627776.0;
@@ -74,15 +75,16 @@ std::uint64_t read_bytes(ObjectReader& r, bool required) {
 int read_device(ObjectReader& r, const std::string& key, std::size_t gpus) {
   const int d = r.required_int(key);
   if (d < 0 || (gpus > 0 && static_cast<std::size_t>(d) >= gpus))
-    r.fail(key, "expected a GPU index of the rig (0.." + std::to_string(gpus == 0 ? 0 : gpus - 1) + "), got " +
-                    std::to_string(d));
+    r.fail(key, "expected a GPU index of the rig (0.." + std::to_string(gpus == 0 ? 0 : gpus - 1) +
+                    "), got " + std::to_string(d));
   return d;
 }
 
 /// A link generation or width: 0 (unknown) up to `most`.
 int small(ObjectReader& r, const std::string& key, int most) {
   const int v = r.optional_int(key).value_or(0);
-  if (v < 0 || v > most) r.fail(key, "expected 0 (unknown) to " + std::to_string(most) + ", got " + std::to_string(v));
+  if (v < 0 || v > most)
+    r.fail(key, "expected 0 (unknown) to " + std::to_string(most) + ", got " + std::to_string(v));
   return v;
 }
 
@@ -111,7 +113,8 @@ Rig read_rig(ObjectReader r) {
         l.finish();
       }
       gpu.numa = g.optional_int("numa").value_or(-1);
-      if (gpu.numa < -1 || gpu.numa > 4096) g.fail("numa", "expected a NUMA node from 0 to 4096 (or -1: unknown)");
+      if (gpu.numa < -1 || gpu.numa > 4096)
+        g.fail("numa", "expected a NUMA node from 0 to 4096 (or -1: unknown)");
       gpu.peer_access_any = g.optional_bool("peer_access_any").value_or(false);
       g.finish();
       rig.gpus.push_back(std::move(gpu));
@@ -126,7 +129,8 @@ void read_text(ObjectReader& r, Point& p) {
   p.samples = r.optional_int("samples").value_or(0);
   if (p.samples < 0) r.fail("samples", "expected a count of repetitions (0 or more)");
   p.spread = r.optional_number("spread").value_or(0);
-  if (!(p.spread >= 0 && std::isfinite(p.spread))) r.fail("spread", "expected (max - min) / median, 0 or more");
+  if (!(p.spread >= 0 && std::isfinite(p.spread)))
+    r.fail("spread", "expected (max - min) / median, 0 or more");
   p.id = r.optional_string("id").value_or("");
   p.source = r.optional_string("source").value_or("");
   p.quote = r.optional_string("quote").value_or("");
@@ -150,9 +154,11 @@ Point read_point(ObjectReader r, const Series& s, std::size_t gpus) {
     case Test::PeerCopy:
       p.src = read_device(r, "src", gpus);
       p.dst = read_device(r, "dst", gpus);
-      if (p.src == p.dst) r.fail("dst", "a peer copy needs two different GPUs (a local copy is a device_copy)");
+      if (p.src == p.dst)
+        r.fail("dst", "a peer copy needs two different GPUs (a local copy is a device_copy)");
       p.bytes = read_bytes(r, !s.latency);
-      if (!s.latency && p.bytes == 0) r.fail("bytes", "a bandwidth point needs the bytes copied (more than 0)");
+      if (!s.latency && p.bytes == 0)
+        r.fail("bytes", "a bandwidth point needs the bytes copied (more than 0)");
       if (s.latency) {
         p.latency_us = positive(r, "latency_us");
         if (p.latency_us == 0) r.fail_here("a latency series' point needs \"latency_us\"");
@@ -202,7 +208,8 @@ void read_collective(ObjectReader& r, Series& s, std::size_t gpus) {
   if (s.nodes < 1 || s.nodes > 65536) r.fail("nodes", "expected 1 to 65536 servers");
   if (const json* env = r.optional_object("env")) {
     for (const auto& [k, v] : env->items()) {
-      if (!v.is_string()) r.fail("env/" + escape_pointer_token(k), "expected a string value, as in the shell");
+      if (!v.is_string())
+        r.fail("env/" + escape_pointer_token(k), "expected a string value, as in the shell");
       s.env.emplace_back(k, v.get<std::string>());
     }
   }
@@ -224,13 +231,21 @@ Series read_series(ObjectReader r, std::size_t gpus) {
       s.peer_access = r.required_bool("peer_access");
       s.bidirectional = r.optional_bool("bidirectional").value_or(false);
       s.latency = r.optional_bool("latency").value_or(false);
-      if (s.latency && s.bidirectional) r.fail("latency", "a latency series is one way (no \"bidirectional\")");
+      if (s.latency && s.bidirectional)
+        r.fail("latency", "a latency series is one way (no \"bidirectional\")");
       break;
     case Test::HostCopy:
       s.direction = r.required_string("direction");
       if (s.direction != "h2d" && s.direction != "d2h")
         r.fail("direction", "expected \"h2d\" or \"d2h\", got \"" + s.direction + "\"");
       s.concurrent = r.optional_bool("concurrent").value_or(false);
+      if (const auto where = r.optional_string("host_memory")) {
+        if (*where != "local" && *where != "remote")
+          r.fail("host_memory",
+                 "expected \"local\" (the GPU's own NUMA node) or \"remote\", got \"" + *where + "\"");
+        s.remote = *where == "remote";
+      }
+      if (s.remote && s.concurrent) r.fail("host_memory", "remote host memory is measured one GPU at a time");
       break;
     case Test::DeviceCopy:
       break;
@@ -242,7 +257,8 @@ Series read_series(ObjectReader r, std::size_t gpus) {
   }
   const json& points = r.required_array("points");
   if (points.empty()) r.fail("points", "expected at least one point");
-  for (std::size_t i = 0; i < points.size(); ++i) s.points.push_back(read_point(r.element(points, "points", i), s, gpus));
+  for (std::size_t i = 0; i < points.size(); ++i)
+    s.points.push_back(read_point(r.element(points, "points", i), s, gpus));
   r.allow("$comment");
   r.finish();
   return s;
@@ -321,6 +337,7 @@ json series_json(const Series& s) {
     case Test::HostCopy:
       j["direction"] = s.direction;
       if (s.concurrent) j["concurrent"] = true;
+      if (s.remote) j["host_memory"] = "remote";
       break;
     case Test::DeviceCopy:
       break;
@@ -383,7 +400,9 @@ json to_json(const Measurements& m) {
       if (!g.name.empty()) j["name"] = g.name;
       if (!g.bus_id.empty()) j["bus_id"] = g.bus_id;
       if (g.link_gen > 0 || g.link_width > 0)
-        j["link"] = {{"gen", g.link_gen}, {"width", g.link_width}, {"max_gen", g.max_link_gen},
+        j["link"] = {{"gen", g.link_gen},
+                     {"width", g.link_width},
+                     {"max_gen", g.max_link_gen},
                      {"max_width", g.max_link_width}};
       if (g.numa >= 0) j["numa"] = g.numa;
       if (g.peer_access_any) j["peer_access_any"] = true;
@@ -393,7 +412,8 @@ json to_json(const Measurements& m) {
   }
   json series = json::array();
   for (const Series& s : m.series) series.push_back(series_json(s));
-  return {{"schema", std::string(kMeasurementsSchema)}, {"rig", std::move(rig)}, {"series", std::move(series)}};
+  return {
+      {"schema", std::string(kMeasurementsSchema)}, {"rig", std::move(rig)}, {"series", std::move(series)}};
 }
 
 void save_measurements(const Measurements& m, const std::string& path) {

@@ -66,8 +66,8 @@ struct Point {
   double latency_us = 0;
   std::uint64_t m = 0, n = 0, k = 0;
   double tflops = 0;
-  int samples = 0;      // repetitions behind the value (the value is their median); 0: not stated
-  double spread = 0;    // (max - min) / median over those repetitions; 0: not stated
+  int samples = 0;                  // repetitions behind the value (the value is their median); 0: not stated
+  double spread = 0;                // (max - min) / median over those repetitions; 0: not stated
   std::string source, quote, note;  // where a published number comes from (dev cases)
 };
 
@@ -77,20 +77,21 @@ struct Series {
   std::string command;       // as run, when known
   Test test = Test::Collective;
   // Collective
-  std::string op;                                         // all_reduce, all_gather, reduce_scatter, alltoall,
-                                                          // broadcast, reduce, sendrecv
-  std::vector<int> gpus;                                  // ranks in order (device indices); empty: all
-  int nodes = 1;                                          // servers (ranks = nodes x GPUs per node)
+  std::string op;                                        // all_reduce, all_gather, reduce_scatter, alltoall,
+                                                         // broadcast, reduce, sendrecv
+  std::vector<int> gpus;                                 // ranks in order (device indices); empty: all
+  int nodes = 1;                                         // servers (ranks = nodes x GPUs per node)
   std::vector<std::pair<std::string, std::string>> env;  // NCCL_* settings of the run
   // PeerCopy
-  bool peer_access = true;   // the sample's P2P=Enabled (peer access where the driver allows it)
+  bool peer_access = true;  // the sample's P2P=Enabled (peer access where the driver allows it)
   bool bidirectional = false;
-  bool latency = false;      // points carry latency_us instead of gbps
+  bool latency = false;  // points carry latency_us instead of gbps
   // HostCopy
-  std::string direction;     // "h2d" or "d2h"
-  bool concurrent = false;   // every listed GPU at once (points then give each GPU's share)
+  std::string direction;    // "h2d" or "d2h"
+  bool concurrent = false;  // every listed GPU at once (points then give each GPU's share)
+  bool remote = false;      // "host_memory": "remote": pinned memory on a NUMA node of another socket
   // Gemm
-  std::string dtype;         // "bf16", "fp16", "fp8", "tf32", "fp32" (inputs; accumulate in FP32)
+  std::string dtype;          // "bf16", "fp16", "fp8", "tf32", "fp32" (inputs; accumulate in FP32)
   std::string source, quote;  // inherited by points that have none
   std::vector<Point> points;
 };

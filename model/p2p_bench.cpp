@@ -177,6 +177,16 @@ void Planner::host_copies() {
                            out_.d2h_gbps[i] = gbps(s, phase_seconds(r, ids));
                          }});
     all.push_back(copy(socket(i), gpu(i), size_, Transport::HostCopy, "h2d all"));
+    if (const auto far = remote_socket(p_.topology(), gpu(i))) {
+      readings_.push_back({plan_.add({copy(*far, gpu(i), size_, Transport::HostCopy, "h2d remote")}),
+                           [this, i, s](const RunResult& r, const auto& ids) {
+                             out_.h2d_remote_gbps[i] = gbps(s, phase_seconds(r, ids));
+                           }});
+      readings_.push_back({plan_.add({copy(gpu(i), *far, size_, Transport::HostCopy, "d2h remote")}),
+                           [this, i, s](const RunResult& r, const auto& ids) {
+                             out_.d2h_remote_gbps[i] = gbps(s, phase_seconds(r, ids));
+                           }});
+    }
   }
   const auto ids = plan_.add(std::move(all));
   for (std::size_t i = 0; i < n; ++i)
@@ -215,6 +225,8 @@ void prepare(const Platform& p, const P2pBenchOptions& o, P2pBenchResult& out) {
   out.h2d_gbps.assign(n, 0.0);
   out.d2h_gbps.assign(n, 0.0);
   out.h2d_concurrent_gbps.assign(n, 0.0);
+  out.h2d_remote_gbps.assign(n, 0.0);
+  out.d2h_remote_gbps.assign(n, 0.0);
 }
 
 /// Device-local copies are not simulated: memory bandwidth x efficiency, as the sample reports them.
@@ -229,6 +241,13 @@ void fill_diagonals(const Platform& p, P2pBenchResult& out) {
 }
 
 }  // namespace
+
+std::optional<DeviceId> remote_socket(const topology::Topology& topo, DeviceId gpu) {
+  const DeviceId own = topo.socket_of(gpu);
+  for (DeviceId c : topo.cpus())
+    if (c != own && topo.device(c).node == topo.device(gpu).node) return c;
+  return std::nullopt;
+}
 
 P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute,
                              const P2pBenchOptions& options) {

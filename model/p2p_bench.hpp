@@ -16,6 +16,7 @@
 // Every measurement is simulated in one run, one after the other, so they never overlap.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,14 @@ struct P2pBenchResult {
   Matrix uni_p2p_off, uni_p2p_on, bi_p2p_off, bi_p2p_on;  // GB/s
   Matrix latency_us_p2p_off, latency_us_p2p_on;           // microseconds
   std::vector<double> h2d_gbps, d2h_gbps, h2d_concurrent_gbps;
+  /// Pinned host memory on another socket of the GPU's server (rigsim-probe's "remote" NUMA node):
+  /// the first other socket in layout order; 0 where the server has one socket.
+  std::vector<double> h2d_remote_gbps, d2h_remote_gbps;
 };
+
+/// The socket a "remote" host copy of `gpu` uses: the first CPU socket of its server other than its
+/// own; nullopt on a one-socket server.
+std::optional<topology::DeviceId> remote_socket(const topology::Topology& topo, topology::DeviceId gpu);
 
 /// Runs every measurement; throws std::invalid_argument for a size that is not positive or above 2^40.
 P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute,

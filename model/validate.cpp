@@ -106,8 +106,9 @@ class Validator {
   DeviceId gpu(const Platform& p, std::size_t s, std::size_t pt, int index) const {
     const auto gpus = p.topology().gpus();
     if (index < 0 || static_cast<std::size_t>(index) >= gpus.size())
-      fail(point_pointer(s, pt), "GPU " + std::to_string(index) + " is not in the layout \"" + p.topology().name() +
-                                     "\" (it has " + std::to_string(gpus.size()) + " GPUs)");
+      fail(point_pointer(s, pt), "GPU " + std::to_string(index) + " is not in the layout \"" +
+                                     p.topology().name() + "\" (it has " + std::to_string(gpus.size()) +
+                                     " GPUs)");
     return gpus[static_cast<std::size_t>(index)];
   }
 
@@ -167,9 +168,12 @@ class Validator {
       const BenchResult r = run_bench(p, execute_, b);
       const BenchRow& row = r.rows.front();
       PointCheck c = base(s, i);
-      c.what = x.op + " " + std::to_string(b.gpus.size()) + " GPUs " + size_text(static_cast<double>(pt.bytes));
+      c.what =
+          x.op + " " + std::to_string(b.gpus.size()) + " GPUs " + size_text(static_cast<double>(pt.bytes));
       c.category = nccl_category(r);
-      c.predicted = c.metric == "busbw" ? row.row.busbw : c.metric == "algbw" ? row.row.algbw : row.row.time_us;
+      c.predicted = c.metric == "busbw"   ? row.row.busbw
+                    : c.metric == "algbw" ? row.row.algbw
+                                          : row.row.time_us;
       if (static_cast<double>(pt.bytes) >= kBandwidthBytes && !r.bottleneck.empty()) {
         c.regime = Regime::Bandwidth;
         c.bottleneck = r.bottleneck.front().link;
@@ -207,8 +211,8 @@ class Validator {
       } catch (const std::invalid_argument& e) {
         fail(point_pointer(s, i), std::string(spec.name) + ": " + e.what());
       }
-      c.what = x.dtype + " GEMM " + std::to_string(pt.m) + "x" + std::to_string(pt.n) + "x" + std::to_string(pt.k) +
-               " on GPU " + std::to_string(pt.src);
+      c.what = x.dtype + " GEMM " + std::to_string(pt.m) + "x" + std::to_string(pt.n) + "x" +
+               std::to_string(pt.k) + " on GPU " + std::to_string(pt.src);
       c.category = "gemm";
       if (std::min({pt.m, pt.n, pt.k}) >= kLargeGemm) {
         c.regime = Regime::Bandwidth;
@@ -276,8 +280,11 @@ class Validator {
     const auto src = static_cast<std::size_t>(pt.src), dst = static_cast<std::size_t>(pt.dst);
     const bool direct = x.peer_access && r.can_access[src][dst];
     c.what = std::string(x.peer_access ? "P2P=Enabled " : "P2P=Disabled ") +
-             (x.latency ? "latency " : x.bidirectional ? "bi " : "uni ") + std::to_string(pt.src) + "->" +
-             std::to_string(pt.dst) + (x.latency ? "" : " " + size_text(static_cast<double>(pt.bytes)));
+             (x.latency         ? "latency "
+              : x.bidirectional ? "bi "
+                                : "uni ") +
+             std::to_string(pt.src) + "->" + std::to_string(pt.dst) +
+             (x.latency ? "" : " " + size_text(static_cast<double>(pt.bytes)));
     const topology::Path path = p.topology().path(a, b);
     if (!direct)
       c.category = "staged";
@@ -320,14 +327,26 @@ class Validator {
     const bool h2d = x.direction == "h2d";
     if (x.concurrent && !h2d)
       fail(series_pointer(s), "concurrent device-to-host copies are not simulated by rigsim (only H2D)");
-    c.what = std::string(h2d ? "H2D" : "D2H") + (x.concurrent ? " all GPUs, " : " ") + "GPU " +
-             std::to_string(pt.src) + " " + size_text(static_cast<double>(pt.bytes));
+    const std::optional<DeviceId> far = x.remote ? remote_socket(p.topology(), g) : std::nullopt;
+    if (x.remote && !far)
+      fail(series_pointer(s),
+           "host memory on a remote NUMA node needs a second CPU socket in the layout, and \"" +
+               p.topology().name() + "\" has one");
+    c.what = std::string(h2d ? "H2D" : "D2H") +
+             (x.concurrent ? " all GPUs, "
+              : x.remote   ? " remote memory, "
+                           : " ") +
+             "GPU " + std::to_string(pt.src) + " " + size_text(static_cast<double>(pt.bytes));
     c.category = "host-copy";
-    c.predicted = x.concurrent ? r.h2d_concurrent_gbps[k] : h2d ? r.h2d_gbps[k] : r.d2h_gbps[k];
+    c.predicted = x.concurrent ? r.h2d_concurrent_gbps[k]
+                  : x.remote   ? (h2d ? r.h2d_remote_gbps[k] : r.d2h_remote_gbps[k])
+                  : h2d        ? r.h2d_gbps[k]
+                               : r.d2h_gbps[k];
     if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes || x.concurrent) return;
     c.regime = Regime::Bandwidth;
-    const DeviceId socket = p.topology().socket_of(g);
-    attribute(p, {h2d ? p.route(socket, g, Transport::HostCopy) : p.route(g, socket, Transport::HostCopy)}, c);
+    const DeviceId socket = far ? *far : p.topology().socket_of(g);
+    attribute(p, {h2d ? p.route(socket, g, Transport::HostCopy) : p.route(g, socket, Transport::HostCopy)},
+              c);
   }
 
   const PlatformFor& platform_;

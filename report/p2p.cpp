@@ -3,6 +3,7 @@
 // run (../shared/data/p2p/*p2pBandwidthLatencyTest*.txt); trailing blanks are trimmed.
 #include "report/p2p.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -66,6 +67,13 @@ void host_table(std::ostringstream& out, const P2pBenchResult& r) {
   for (std::size_t i = 0; i < r.gpus.size(); ++i)
     out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f ", r.h2d_gbps[i])
         << cell("%6.02f ", r.d2h_gbps[i]) << cell("%6.02f", r.h2d_concurrent_gbps[i]) << "\n";
+  if (std::all_of(r.h2d_remote_gbps.begin(), r.h2d_remote_gbps.end(), [](double v) { return v == 0; }))
+    return;
+  out << "\n[bandwidthTest] Pinned host memory on another socket (the remote NUMA node) (GB/s)\n";
+  out << "   GPU    H2D    D2H\n";
+  for (std::size_t i = 0; i < r.gpus.size(); ++i)
+    out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f ", r.h2d_remote_gbps[i])
+        << cell("%6.02f", r.d2h_remote_gbps[i]) << "\n";
 }
 
 nlohmann::json rounded(const std::vector<double>& v) {
@@ -110,6 +118,8 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
   j["h2d_gbps"] = rounded(r.h2d_gbps);
   j["d2h_gbps"] = rounded(r.d2h_gbps);
   j["h2d_concurrent_gbps"] = rounded(r.h2d_concurrent_gbps);
+  j["h2d_remote_gbps"] = rounded(r.h2d_remote_gbps);
+  j["d2h_remote_gbps"] = rounded(r.d2h_remote_gbps);
   return j;
 }
 

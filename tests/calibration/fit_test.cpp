@@ -140,6 +140,38 @@ TEST(Validate, HostCopyIsWireTimesEfficiencyAndAttributedToPcie) {
   for (const PointCheck& c : checks) EXPECT_NEAR(c.error(), c.predicted - 1.0, 1e-12) << c.what;
 }
 
+TEST(Validate, RemoteHostMemoryCopiesCrossTheSocketLinkAndNeedASecondSocket) {
+  // rigsim-probe's "host_memory": "remote" series: pinned memory on the other socket of two E5 v4.
+  const CostModel cm = calibration::default_cost_model();
+  Measurements m;
+  Series h2d = series(calibration::Test::HostCopy, "rigsim-probe");
+  h2d.direction = "h2d";
+  h2d.remote = true;
+  Point pt;
+  pt.src = 0;
+  pt.bytes = 256u << 20;
+  pt.gbps = 3.78;
+  h2d.points.push_back(pt);
+  m.series = {h2d};
+  const std::string two_sockets = fidelity::pair_layout("tesla-p40", "xeon-e5-v4", 3, 2);
+  std::optional<Platform> p;
+  const auto checks = validate(
+      [&](int) -> const Platform& { return p ? *p : p.emplace(testing::platform_of(two_sockets, cm)); },
+      engine::run, m);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].key, "inter_socket_efficiency");
+  const double qpi = 2 * 19.2 * cm.qpi_efficiency;  // 2 QPI links x 19.2 GB/s (catalog xeon-e5-v4)
+  testing::expect_closed_form("2 x 19.2 GB/s x qpi_efficiency", qpi, checks[0].predicted, "GB/s", 0.01);
+  std::optional<Platform> one;
+  const std::string one_socket = fidelity::pair_layout("tesla-p40", "xeon-e5-v4", 3, 1);
+  EXPECT_THROW(validate(
+                   [&](int) -> const Platform& {
+                     return one ? *one : one.emplace(testing::platform_of(one_socket, cm));
+                   },
+                   engine::run, m),
+               InputError);
+}
+
 TEST(Validate, CategoriesFollowTheTransport) {
   const auto checks = run(calibration::default_cost_model(), probe_like());
   std::map<std::string, int> count;

@@ -22,7 +22,7 @@ json sample() {
        "points": [{"src": 0, "dst": 1, "bytes": 160000000, "gbps": 6.1, "id": "bi"}]},
       {"tool": "p2pBandwidthLatencyTest", "test": "peer_copy", "peer_access": true, "latency": true,
        "points": [{"src": 1, "dst": 0, "latency_us": 1.3}]},
-      {"tool": "bandwidthTest", "test": "host_copy", "direction": "d2h",
+      {"tool": "bandwidthTest", "test": "host_copy", "direction": "d2h", "host_memory": "remote",
        "points": [{"gpu": 1, "bytes": 32000000, "gbps": 13.2}]},
       {"tool": "bandwidthTest", "test": "device_copy", "points": [{"gpu": 0, "bytes": 32000000, "gbps": 500}]},
       {"tool": "rigsim-probe", "test": "gemm", "dtype": "bf16", "points": [{"gpu": 1, "m": 8192, "n": 8192, "k": 4096, "tflops": 150.5}]}
@@ -49,6 +49,7 @@ TEST(Measurements, RoundTripKeepsEveryField) {
   EXPECT_TRUE(m.series[1].bidirectional);
   EXPECT_FALSE(m.series[1].peer_access);
   EXPECT_EQ(m.series[3].direction, "d2h");
+  EXPECT_TRUE(m.series[3].remote);
   EXPECT_EQ(to_json(measurements_from_json(to_json(m), "again.json")), to_json(m));
   EXPECT_EQ(to_json(m), sample()) << to_json(m).dump(2);
 }

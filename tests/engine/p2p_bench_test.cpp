@@ -77,6 +77,26 @@ TEST(P2pBench, ClosedFormsOnTwoTeslaUnderOneSwitch) {
   expect_closed_form("B_uplink/4", link / 4, r.h2d_concurrent_gbps[3], "GB/s");
 }
 
+TEST(P2pBench, RemoteHostMemoryCrossesTheSocketLink) {
+  // Two Xeon E5 v4 sockets: pinned memory on the other socket reaches a Gen3 x16 P40 over QPI, 2 links
+  // x 19.2 GB/s at qpi_efficiency (the P100 remote-NUMA H2D of hardware.md §2.2, 3.78 GB/s, is where
+  // that efficiency comes from), far below the local copy's PCIe rate.
+  const Platform p = platform_of(kTwoSockets);
+  const P2pBenchResult r = run_p2p_bench(p, engine::run);
+  const auto& c = p.cost_model();
+  const double s = 256.0 * 1024 * 1024;
+  const double qpi = 2 * 19.2e9 * c.qpi_efficiency;
+  const auto& t = p.topology();
+  const double lat = p.route(t.find("cpu1"), t.find("g0"), Transport::HostCopy).latency.value;
+  expect_closed_form("S/(S/(2 x 19.2 GB/s x qpi_eff) + latency)", s / (s / qpi + lat) / 1e9,
+                     r.h2d_remote_gbps[0], "GB/s");
+  expect_closed_form("the same for D2H", r.h2d_remote_gbps[0], r.d2h_remote_gbps[0], "GB/s");
+  EXPECT_LT(r.h2d_remote_gbps[0], r.h2d_gbps[0] / 2);
+  // One socket: no remote memory to copy from.
+  const P2pBenchResult one = run_p2p_bench(platform_of(kOneGen4), engine::run);
+  EXPECT_EQ(one.h2d_remote_gbps[0], 0.0);
+}
+
 TEST(P2pBench, WideningALinkNeverLowersAFigure) {
   expect_not_worse(bench(two_3090(16, false)), bench(two_3090(8, false)));
   expect_not_worse(bench(two_3090(16, true)), bench(two_3090(8, true)));
