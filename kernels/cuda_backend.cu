@@ -7,6 +7,12 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -72,6 +78,46 @@ struct HostBuffer {
   ~HostBuffer() { cudaFreeHost(ptr); }
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
+};
+
+/// Pinned host memory whose pages live on NUMA node `node`: anonymous pages bound with mbind(2)
+/// (MPOL_BIND, no libnuma needed), touched so they are placed, then registered with CUDA.
+struct NodeHostBuffer {
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+  NodeHostBuffer(std::size_t b, int node, int device) : bytes(b) {
+    ptr = mmap(nullptr, b, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (ptr == MAP_FAILED) {
+      ptr = nullptr;
+      throw DeviceError("mmap of " + std::to_string(b) + " bytes of host memory failed: " + std::strerror(errno));
+    }
+    constexpr int kMpolBind = 2;                   // MPOL_BIND, <linux/mempolicy.h>
+    constexpr unsigned kMpolMfStrict = 1u << 0;    // MPOL_MF_STRICT
+    std::vector<unsigned long> mask(static_cast<std::size_t>(node) / (8 * sizeof(unsigned long)) + 1, 0);
+    mask[static_cast<std::size_t>(node) / (8 * sizeof(unsigned long))] |= 1ul << (node % (8 * sizeof(unsigned long)));
+    if (syscall(SYS_mbind, ptr, b, kMpolBind, mask.data(), mask.size() * 8 * sizeof(unsigned long) + 1,
+                kMpolMfStrict) != 0) {
+      const std::string why = std::strerror(errno);
+      munmap(ptr, b);
+      ptr = nullptr;
+      throw DeviceError("mbind of host memory to NUMA node " + std::to_string(node) + " failed: " + why);
+    }
+    std::memset(ptr, 0, b);  // place every page on the node now, not during the timed copies
+    const cudaError_t e = cudaHostRegister(ptr, b, cudaHostRegisterDefault);
+    if (e != cudaSuccess) {
+      munmap(ptr, b);
+      ptr = nullptr;
+      throw DeviceError(std::string("cudaHostRegister of memory on NUMA node ") + std::to_string(node) +
+                        " (device " + std::to_string(device) + "): " + cudaGetErrorString(e));
+    }
+  }
+  ~NodeHostBuffer() {
+    if (ptr == nullptr) return;
+    cudaHostUnregister(ptr);
+    munmap(ptr, bytes);
+  }
+  NodeHostBuffer(const NodeHostBuffer&) = delete;
+  NodeHostBuffer& operator=(const NodeHostBuffer&) = delete;
 };
 
 /// Times `iters` runs of `issue` (which enqueues on `stream` of `device`) with events: seconds per run.
@@ -149,6 +195,17 @@ class CudaBackend final : public Backend {
   double host_copy(int gpu, std::size_t bytes, bool h2d, int iters) override {
     DeviceBuffer dev(gpu, bytes);
     HostBuffer host(bytes, gpu);
+    cudaStream_t s = stream(gpu);
+    return time_on(gpu, s, iters, [&] {
+      CK(h2d ? cudaMemcpyAsync(dev.ptr, host.ptr, bytes, cudaMemcpyHostToDevice, s)
+             : cudaMemcpyAsync(host.ptr, dev.ptr, bytes, cudaMemcpyDeviceToHost, s),
+         gpu);
+    });
+  }
+
+  double host_copy_on_node(int gpu, std::size_t bytes, bool h2d, int iters, int numa_node) override {
+    DeviceBuffer dev(gpu, bytes);
+    NodeHostBuffer host(bytes, numa_node, gpu);
     cudaStream_t s = stream(gpu);
     return time_on(gpu, s, iters, [&] {
       CK(h2d ? cudaMemcpyAsync(dev.ptr, host.ptr, bytes, cudaMemcpyHostToDevice, s)

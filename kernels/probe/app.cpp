@@ -44,8 +44,8 @@ void warn_links(const calibration::Rig& rig, std::ostream& err) {
   for (const calibration::RigGpu& g : rig.gpus)
     if (g.link_width > 0 && g.max_link_width > 0 &&
         (g.link_width < g.max_link_width || (g.link_gen > 0 && g.link_gen < g.max_link_gen)))
-      err << "rigsim-probe: note: GPU " << g.index << " (" << g.bus_id << ") links at Gen" << g.link_gen << " x"
-          << g.link_width << " of Gen" << g.max_link_gen << " x" << g.max_link_width
+      err << "rigsim-probe: note: GPU " << g.index << " (" << g.bus_id << ") links at Gen" << g.link_gen
+          << " x" << g.link_width << " of Gen" << g.max_link_gen << " x" << g.max_link_width
           << " (idle GPUs drop the link speed to save power; a narrower width is a slot or riser limit)\n";
 }
 
@@ -53,9 +53,10 @@ void warn_links(const calibration::Rig& rig, std::ostream& err) {
 
 std::optional<int> parse_options(int argc, const char* const* argv, ProbeOptions& o, std::ostream& out,
                                  std::ostream& err) {
-  CLI::App app("rigsim-probe: measures this machine's GPUs, copies and NCCL collectives for rigsim "
-               "calibrate / validate",
-               "rigsim-probe");
+  CLI::App app(
+      "rigsim-probe: measures this machine's GPUs, copies and NCCL collectives for rigsim "
+      "calibrate / validate",
+      "rigsim-probe");
   app.add_option("-o,--output", o.output, "Measurements JSON to write (default rigsim-measurements.json)");
   app.add_option("--layout-output", o.layout_output,
                  "Layout sketch to write (default: OUTPUT's name with -layout.json)");
@@ -67,10 +68,12 @@ std::optional<int> parse_options(int argc, const char* const* argv, ProbeOptions
   app.add_option("--only", only, "Parts to run, comma separated: memory, host, p2p, gemm, nccl")
       ->delimiter(',')
       ->check(CLI::IsMember(kParts));
-  app.add_option("--reps", o.reps, "Timed repetitions per value (default 5; 3 with --quick)")->check(CLI::Range(1, 1000));
+  app.add_option("--reps", o.reps, "Timed repetitions per value (default 5; 3 with --quick)")
+      ->check(CLI::Range(1, 1000));
   app.add_flag("--force", o.force, "Replace existing output files");
   app.add_flag("!--no-sketch", o.sketch, "Do not write a layout sketch");
-  app.add_option("--gpu", o.gpu_models, "Catalog key(s) of the GPUs for the sketch when their names match none")
+  app.add_option("--gpu", o.gpu_models,
+                 "Catalog key(s) of the GPUs for the sketch when their names match none")
       ->delimiter(',');
   app.add_option("--cpu", o.cpu_model, "Catalog key of the CPU for the sketch when its name matches none");
   try {
@@ -115,8 +118,9 @@ std::optional<std::string> sketch_layout(const std::string& matrix, const calibr
     if (g.link_gen > 0 && g.link_gen == g.max_link_gen) h.gen = std::max(h.gen, g.link_gen);
   try {
     topology::LayoutSpec spec = topology::import_nvidia_smi_topo(matrix, "nvidia-smi topo -m", h);
-    spec.notes.push_back("Written by rigsim-probe on " + (rig.host.empty() ? std::string("this rig") : rig.host) +
-                         " (driver " + rig.driver + ", CUDA " + rig.cuda + ").");
+    spec.notes.push_back("Written by rigsim-probe on " +
+                         (rig.host.empty() ? std::string("this rig") : rig.host) + " (driver " + rig.driver +
+                         ", CUDA " + rig.cuda + ").");
     (void)topology::build_topology(spec);
     return topology::layout_to_json(spec).dump(2) + "\n";
   } catch (const InputError& e) {
@@ -144,6 +148,15 @@ int probe_main(int argc, const char* const* argv, const BackendFactory& make_bac
   // `rigsim import nccl-xml` reads it. A value the user set is kept.
   const bool nccl = o.only.empty() || o.only.contains("nccl");
   if (nccl) setenv("NCCL_TOPO_DUMP_FILE", o.nccl_topo_output.c_str(), 0);
+  // The farthest NUMA node with memory from each GPU's (another socket on a 2P server) for the
+  // remote-node host copies; none on a one-node machine.
+  try {
+    for (const GpuInfo& g : backend->gpus())
+      o.remote_nodes.push_back(farthest_memory_node(env.root, read_pcie_link(env.root, g.bus_id).numa));
+  } catch (const DeviceError& e) {
+    err << "rigsim-probe: " << e.what() << "\nrigsim-probe: stopped; nothing was written.\n";
+    return kExitDeviceError;
+  }
   calibration::Measurements m;
   try {
     m = Runner(*backend, o, err).run();
@@ -156,8 +169,7 @@ int probe_main(int argc, const char* const* argv, const BackendFactory& make_bac
   try {
     if (o.sketch) {
       const std::optional<std::string> matrix = env.topo_matrix ? env.topo_matrix() : std::nullopt;
-      const std::optional<std::string> layout =
-          matrix ? sketch_layout(*matrix, m.rig, o, why) : std::nullopt;
+      const std::optional<std::string> layout = matrix ? sketch_layout(*matrix, m.rig, o, why) : std::nullopt;
       if (!matrix) why = "`nvidia-smi topo -m` could not be run";
       if (layout) {
         write_output_file(o.layout_output, *layout);

@@ -46,6 +46,8 @@ class Backend {
   virtual double device_copy(int gpu, std::size_t bytes, int iters) = 0;
   /// Pinned host memory <-> one GPU (host memory allocated on the GPU's NUMA node when the OS allows).
   virtual double host_copy(int gpu, std::size_t bytes, bool h2d, int iters) = 0;
+  /// The same with the host memory bound to NUMA node `numa_node` (the remote-node measurement).
+  virtual double host_copy_on_node(int gpu, std::size_t bytes, bool h2d, int iters, int numa_node) = 0;
   /// The same on every GPU at once; seconds per run of each GPU's copy, by GPU.
   virtual std::vector<double> host_copy_all(std::size_t bytes, bool h2d, int iters) = 0;
   /// cudaMemcpyPeer src -> dst with peer access enabled (when `peer_access` and possible) or disabled.
@@ -56,7 +58,8 @@ class Backend {
   virtual double gemm(int gpu, const std::string& dtype, int m, int n, int k, int iters) = 0;
   /// An NCCL collective over `gpus` (one communicator, in-process); `size` is nccl-tests' size column
   /// (bytes of the op's buffer, see model/nccl_tests.hpp); ops as nccl-tests names them.
-  virtual double collective(const std::string& op, const std::vector<int>& gpus, std::size_t size, int iters) = 0;
+  virtual double collective(const std::string& op, const std::vector<int>& gpus, std::size_t size,
+                            int iters) = 0;
 };
 
 }  // namespace rigsim::probe

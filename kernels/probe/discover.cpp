@@ -9,7 +9,6 @@
 #include <sstream>
 #include <vector>
 
-
 namespace rigsim::probe {
 namespace {
 
@@ -59,6 +58,36 @@ PcieLink read_pcie_link(const std::string& root, const std::string& bus_id) {
   l.max_width = to_int(first_line(dir + "max_link_width"), 0);
   l.numa = to_int(first_line(dir + "numa_node"), -1);
   return l;
+}
+
+std::vector<int> parse_node_list(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    if (part.empty()) continue;
+    const auto dash = part.find('-');
+    const int lo = to_int(part.substr(0, dash), -1);
+    const int hi = dash == std::string::npos ? lo : to_int(part.substr(dash + 1), -1);
+    if (lo < 0 || hi < lo || hi > 4095) return {};
+    for (int n = lo; n <= hi; ++n) out.push_back(n);
+  }
+  return out;
+}
+
+int farthest_memory_node(const std::string& root, int node) {
+  if (node < 0) return -1;
+  const std::string base = root + "/sys/devices/system/node/";
+  const std::vector<int> with_memory = parse_node_list(first_line(base + "has_memory"));
+  std::vector<int> distance;
+  std::stringstream in(first_line(base + "node" + std::to_string(node) + "/distance"));
+  for (int d; in >> d;) distance.push_back(d);
+  int best = -1, best_distance = -1;
+  for (int n : with_memory) {
+    if (n == node || n >= static_cast<int>(distance.size())) continue;
+    if (distance[static_cast<std::size_t>(n)] > best_distance)
+      best = n, best_distance = distance[static_cast<std::size_t>(n)];
+  }
+  return best;
 }
 
 std::string cpu_model_name(const std::string& root) {

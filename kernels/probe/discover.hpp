@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rigsim::probe {
 
@@ -18,6 +19,14 @@ struct PcieLink {
 PcieLink read_pcie_link(const std::string& root, const std::string& bus_id);
 /// PCIe generation of a sysfs link speed ("16.0 GT/s PCIe", "8 GT/s"): 1..6, 0 when unknown.
 int pcie_gen_of_speed(const std::string& text);
+
+/// The NUMA node with memory that is farthest from `node` by the kernel's distance table
+/// (<root>/sys/devices/system/node/node<N>/distance, candidates from .../node/has_memory): on a
+/// two-socket server, a node of the other socket. -1 when `node` is unknown, the files are missing or
+/// no other node has memory. Ties go to the lowest node id.
+int farthest_memory_node(const std::string& root, int node);
+/// Node ids of a kernel list such as "0-1,4" (sysfs has_memory, cpulist); empty for an unreadable one.
+std::vector<int> parse_node_list(const std::string& text);
 
 /// "model name" of the first processor in <root>/proc/cpuinfo; "" when absent.
 std::string cpu_model_name(const std::string& root);

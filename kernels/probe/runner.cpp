@@ -85,7 +85,8 @@ Summary repeat(const std::function<double()>& once, int reps) {
 
 int iterations_for(std::size_t bytes) {
   const double window = 0.1 * 5e9;  // 100 ms at 5 GB/s
-  return static_cast<int>(std::clamp(window / static_cast<double>(std::max<std::size_t>(bytes, 1)), 1.0, 100.0));
+  return static_cast<int>(
+      std::clamp(window / static_cast<double>(std::max<std::size_t>(bytes, 1)), 1.0, 100.0));
 }
 
 Runner::Runner(Backend& backend, const ProbeOptions& options, std::ostream& progress)
@@ -120,7 +121,8 @@ calibration::Measurements Runner::run() {
     g.name = gpus_[i].name;
     g.bus_id = gpus_[i].bus_id;
     for (std::size_t j = 0; j < gpus_.size(); ++j)
-      g.peer_access_any = g.peer_access_any || (i != j && backend_.can_access_peer(static_cast<int>(i), static_cast<int>(j)));
+      g.peer_access_any =
+          g.peer_access_any || (i != j && backend_.can_access_peer(static_cast<int>(i), static_cast<int>(j)));
     m.rig.gpus.push_back(g);
   }
   if (wanted("memory")) memory(m);
@@ -136,7 +138,8 @@ void Runner::memory(calibration::Measurements& m) {
   const std::size_t bytes = plan_.copy_bytes;
   for (int g = 0; g < static_cast<int>(gpus_.size()); ++g) {
     step("device memory, GPU " + std::to_string(g));
-    const Summary t = repeat([&] { return backend_.device_copy(g, bytes, iterations_for(bytes)); }, plan_.reps);
+    const Summary t =
+        repeat([&] { return backend_.device_copy(g, bytes, iterations_for(bytes)); }, plan_.reps);
     Point p = point(t);
     p.src = g;
     p.bytes = bytes;
@@ -149,11 +152,13 @@ void Runner::memory(calibration::Measurements& m) {
 void Runner::host(calibration::Measurements& m) {
   const std::size_t bytes = plan_.copy_bytes;
   for (bool h2d : {true, false}) {
-    Series s = series(Test::HostCopy, std::string("pinned cudaMemcpy ") + (h2d ? "H2D" : "D2H") + ", each GPU alone");
+    Series s = series(Test::HostCopy,
+                      std::string("pinned cudaMemcpy ") + (h2d ? "H2D" : "D2H") + ", each GPU alone");
     s.direction = h2d ? "h2d" : "d2h";
     for (int g = 0; g < static_cast<int>(gpus_.size()); ++g) {
       step(std::string(h2d ? "H2D" : "D2H") + " GPU " + std::to_string(g));
-      const Summary t = repeat([&] { return backend_.host_copy(g, bytes, h2d, iterations_for(bytes)); }, plan_.reps);
+      const Summary t =
+          repeat([&] { return backend_.host_copy(g, bytes, h2d, iterations_for(bytes)); }, plan_.reps);
       Point p = point(t);
       p.src = g;
       p.bytes = bytes;
@@ -162,6 +167,7 @@ void Runner::host(calibration::Measurements& m) {
     }
     m.series.push_back(std::move(s));
   }
+  remote_host(m);
   if (gpus_.size() < 2) return;
   step("H2D, every GPU at once");
   std::vector<std::vector<double>> per_gpu(gpus_.size());
@@ -185,6 +191,32 @@ void Runner::host(calibration::Measurements& m) {
   m.series.push_back(std::move(s));
 }
 
+void Runner::remote_host(calibration::Measurements& m) {
+  const std::size_t bytes = plan_.copy_bytes;
+  const auto& nodes = options_.remote_nodes;
+  for (bool h2d : {true, false}) {
+    Series s = series(Test::HostCopy, std::string("pinned cudaMemcpy ") + (h2d ? "H2D" : "D2H") +
+                                          ", host memory on the farthest NUMA node");
+    s.direction = h2d ? "h2d" : "d2h";
+    s.remote = true;
+    for (int g = 0; g < static_cast<int>(gpus_.size()) && g < static_cast<int>(nodes.size()); ++g) {
+      const int node = nodes[static_cast<std::size_t>(g)];
+      if (node < 0) continue;
+      step(std::string(h2d ? "H2D" : "D2H") + " GPU " + std::to_string(g) + ", memory on NUMA node " +
+           std::to_string(node));
+      const Summary t = repeat(
+          [&] { return backend_.host_copy_on_node(g, bytes, h2d, iterations_for(bytes), node); }, plan_.reps);
+      Point p = point(t);
+      p.src = g;
+      p.bytes = bytes;
+      p.gbps = gbps(bytes, t.median);
+      p.note = "host memory on NUMA node " + std::to_string(node);
+      s.points.push_back(p);
+    }
+    if (!s.points.empty()) m.series.push_back(std::move(s));
+  }
+}
+
 void Runner::peer(calibration::Measurements& m) {
   const int n = static_cast<int>(gpus_.size());
   const std::size_t bytes = plan_.copy_bytes;
@@ -200,7 +232,8 @@ void Runner::peer(calibration::Measurements& m) {
       for (int b = 0; b < n; ++b) {
         if (a == b) continue;
         step(mode + " " + std::to_string(a) + "->" + std::to_string(b));
-        Summary t = repeat([&] { return backend_.peer_copy(a, b, bytes, on, iterations_for(bytes)); }, plan_.reps);
+        Summary t =
+            repeat([&] { return backend_.peer_copy(a, b, bytes, on, iterations_for(bytes)); }, plan_.reps);
         Point p = point(t);
         p.src = a, p.dst = b, p.bytes = bytes, p.gbps = gbps(bytes, t.median);
         uni.points.push_back(p);
@@ -209,7 +242,8 @@ void Runner::peer(calibration::Measurements& m) {
         p.src = a, p.dst = b, p.latency_us = t.median * 1e6;
         lat.points.push_back(p);
         if (b < a) continue;
-        t = repeat([&] { return backend_.peer_copy_both(a, b, bytes, on, iterations_for(bytes)); }, plan_.reps);
+        t = repeat([&] { return backend_.peer_copy_both(a, b, bytes, on, iterations_for(bytes)); },
+                   plan_.reps);
         p = point(t);
         p.src = a, p.dst = b, p.bytes = bytes, p.gbps = gbps(2 * bytes, t.median);
         bi.points.push_back(p);
@@ -240,7 +274,8 @@ void Runner::gemm(calibration::Measurements& m) {
         }
         Point p = point(t);
         p.src = g;
-        p.m = static_cast<std::uint64_t>(mm), p.n = static_cast<std::uint64_t>(nn), p.k = static_cast<std::uint64_t>(kk);
+        p.m = static_cast<std::uint64_t>(mm), p.n = static_cast<std::uint64_t>(nn),
+        p.k = static_cast<std::uint64_t>(kk);
         p.tflops = 2.0 * mm * nn * kk / t.median / 1e12;
         s.points.push_back(p);
       }
@@ -248,7 +283,8 @@ void Runner::gemm(calibration::Measurements& m) {
   }
 }
 
-Series Runner::collective(const std::string& op, const std::vector<int>& gpus, const std::vector<std::size_t>& sizes) {
+Series Runner::collective(const std::string& op, const std::vector<int>& gpus,
+                          const std::vector<std::size_t>& sizes) {
   std::string ranks;
   for (int g : gpus) ranks += (ranks.empty() ? "" : ",") + std::to_string(g);
   Series s = series(Test::Collective, "ncclGroup " + op + " on GPUs " + ranks + ", float, sum, out of place");

@@ -21,22 +21,26 @@ inline const std::vector<std::string> kParts{"memory", "host", "p2p", "gemm", "n
 struct ProbeOptions {
   std::string output = "rigsim-measurements.json";
   std::string layout_output;  // "": next to the output, "<output stem>-layout.json"
-  std::string nccl_topo_output;  // "": next to the output, "<output stem>-nccl-topo.xml" (NCCL_TOPO_DUMP_FILE)
+  std::string
+      nccl_topo_output;  // "": next to the output, "<output stem>-nccl-topo.xml" (NCCL_TOPO_DUMP_FILE)
   bool quick = false;
-  std::set<std::string> only;  // empty: every part
-  int reps = 0;                // timed repetitions per value (0: 5, or 3 with --quick)
-  bool force = false;          // replace existing output files
-  bool sketch = true;          // write a layout sketch from `nvidia-smi topo -m`
+  std::set<std::string> only;           // empty: every part
+  int reps = 0;                         // timed repetitions per value (0: 5, or 3 with --quick)
+  bool force = false;                   // replace existing output files
+  bool sketch = true;                   // write a layout sketch from `nvidia-smi topo -m`
   std::vector<std::string> gpu_models;  // catalog keys for the sketch when a GPU's name matches none
   std::string cpu_model;                // the same for the CPU
+  /// Per GPU: the NUMA node farthest from the GPU's (farthest_memory_node), -1 for none; filled by the
+  /// program from sysfs before the run. GPUs with one get H2D/D2H from that node's memory.
+  std::vector<int> remote_nodes;
 };
 
 /// Sizes and shapes of a run.
 struct Plan {
-  std::size_t copy_bytes = 0;                 // device, host and peer copies
-  std::size_t latency_bytes = 4;              // one int, as p2pBandwidthLatencyTest
-  std::vector<std::size_t> nccl_sizes;        // every GPU
-  std::vector<std::size_t> pair_sizes;        // each pair of GPUs
+  std::size_t copy_bytes = 0;           // device, host and peer copies
+  std::size_t latency_bytes = 4;        // one int, as p2pBandwidthLatencyTest
+  std::vector<std::size_t> nccl_sizes;  // every GPU
+  std::vector<std::size_t> pair_sizes;  // each pair of GPUs
   std::vector<std::array<int, 3>> gemm_shapes;
   int reps = 5;
 };
@@ -67,6 +71,7 @@ class Runner {
   void step(const std::string& what);
   void memory(calibration::Measurements& m);
   void host(calibration::Measurements& m);
+  void remote_host(calibration::Measurements& m);
   void peer(calibration::Measurements& m);
   void gemm(calibration::Measurements& m);
   void nccl(calibration::Measurements& m);

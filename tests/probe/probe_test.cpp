@@ -3,6 +3,7 @@
 // sysfs discovery on a fake tree, catalog keys from names, and the layout sketch from a real capture.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -23,12 +24,20 @@ class FakeBackend : public Backend {
  public:
   int calls = 0;
   std::vector<GpuInfo> gpus() override {
-    return {{"NVIDIA GeForce RTX 4090", "0000:01:00.0", 89, 24}, {"NVIDIA GeForce RTX 4090", "0000:41:00.0", 89, 24}};
+    return {{"NVIDIA GeForce RTX 4090", "0000:01:00.0", 89, 24},
+            {"NVIDIA GeForce RTX 4090", "0000:41:00.0", 89, 24}};
   }
   Versions versions() override { return {"550.90.07", "12.4", "2.21.5"}; }
   bool can_access_peer(int, int) override { return false; }
-  double device_copy(int, std::size_t bytes, int) override { return tick(bytes / 400e9); }  // 400 GB/s each way
-  double host_copy(int, std::size_t bytes, bool h2d, int) override { return tick(bytes / (h2d ? 25e9 : 26e9)); }
+  double device_copy(int, std::size_t bytes, int) override {
+    return tick(bytes / 400e9);
+  }  // 400 GB/s each way
+  double host_copy(int, std::size_t bytes, bool h2d, int) override {
+    return tick(bytes / (h2d ? 25e9 : 26e9));
+  }
+  double host_copy_on_node(int, std::size_t bytes, bool h2d, int, int) override {
+    return tick(bytes / (h2d ? 10e9 : 11e9));  // across the socket link
+  }
   std::vector<double> host_copy_all(std::size_t bytes, bool, int) override {
     ++calls;
     return {bytes / 20e9, bytes / 21e9};
@@ -52,7 +61,8 @@ class FakeBackend : public Backend {
   }
 };
 
-const calibration::Series& find(const calibration::Measurements& m, calibration::Test t, const std::string& command) {
+const calibration::Series& find(const calibration::Measurements& m, calibration::Test t,
+                                const std::string& command) {
   for (const auto& s : m.series)
     if (s.test == t && s.command.find(command) != std::string::npos) return s;
   throw std::runtime_error("no series " + command);
@@ -97,6 +107,31 @@ TEST(ProbeRunner, RatesFollowTheToolsDefinitions) {
   EXPECT_NO_THROW((void)calibration::measurements_from_json(calibration::to_json(m), "x.json"));
 }
 
+TEST(ProbeRunner, RemoteNumaNodeCopiesForGpusThatHaveOne) {
+  FakeBackend b;
+  ProbeOptions o;
+  o.quick = true;
+  o.only = {"host"};
+  o.remote_nodes = {1, -1};  // GPU 0 has a farther node with memory, GPU 1 none
+  std::ostringstream progress;
+  const calibration::Measurements m = Runner(b, o, progress).run();
+  const auto& h2d = find(m, calibration::Test::HostCopy, "H2D, host memory on the farthest NUMA node");
+  EXPECT_TRUE(h2d.remote);
+  ASSERT_EQ(h2d.points.size(), 1u);
+  EXPECT_EQ(h2d.points[0].src, 0);
+  EXPECT_NEAR(h2d.points[0].gbps, 10.0, 1e-9);
+  EXPECT_EQ(h2d.points[0].note, "host memory on NUMA node 1");
+  const auto& d2h = find(m, calibration::Test::HostCopy, "D2H, host memory on the farthest NUMA node");
+  EXPECT_NEAR(d2h.points[0].gbps, 11.0, 1e-9);
+  // The series survives the measurements file (host_memory "remote").
+  const auto back = calibration::measurements_from_json(calibration::to_json(m), "m.json");
+  EXPECT_TRUE(std::any_of(back.series.begin(), back.series.end(), [](const auto& s) { return s.remote; }));
+  // No remote node anywhere: no such series.
+  o.remote_nodes = {-1, -1};
+  const calibration::Measurements none = Runner(b, o, progress).run();
+  EXPECT_TRUE(std::none_of(none.series.begin(), none.series.end(), [](const auto& s) { return s.remote; }));
+}
+
 TEST(ProbeRunner, OnlyRunsTheChosenParts) {
   FakeBackend b;
   ProbeOptions o;
@@ -133,12 +168,13 @@ TEST(ProbeMain, NoDeviceIsADistinctExit) {
   const std::vector<std::string> args{"-o", (fs::temp_directory_path() / "rigsim-probe-none.json").string()};
   const auto argv = argv_of(args);
   std::ostringstream out, err;
-  const int rc = probe_main(static_cast<int>(argv.size()), argv.data(),
-                            [](std::string& why) -> std::unique_ptr<Backend> {
-                              why = "cudaGetDeviceCount: no CUDA-capable device is detected";
-                              return nullptr;
-                            },
-                            {}, out, err);
+  const int rc = probe_main(
+      static_cast<int>(argv.size()), argv.data(),
+      [](std::string& why) -> std::unique_ptr<Backend> {
+        why = "cudaGetDeviceCount: no CUDA-capable device is detected";
+        return nullptr;
+      },
+      {}, out, err);
   EXPECT_EQ(rc, kExitNoDevice);
   EXPECT_NE(err.str().find("no usable NVIDIA GPU: cudaGetDeviceCount"), std::string::npos) << err.str();
   EXPECT_FALSE(fs::exists(args[1]));
@@ -149,20 +185,24 @@ TEST(ProbeMain, WritesMeasurementsAndSketchButNeverOverwrites) {
   const fs::path dir = fs::temp_directory_path() / "rigsim-probe-test";
   fs::remove_all(dir);
   fs::create_directories(dir / "proc");
-  std::ofstream(dir / "proc" / "cpuinfo") << "processor\t: 0\nmodel name\t: AMD EPYC 9354 32-Core Processor\n";
+  std::ofstream(dir / "proc" / "cpuinfo")
+      << "processor\t: 0\nmodel name\t: AMD EPYC 9354 32-Core Processor\n";
   Environment env;
   env.root = dir.string();
   env.host = "genoa";
   // The ESC8000A capture has 4 GPUs; the fake has 2, so give it a 2-GPU matrix of the same machine kind.
   env.topo_matrix = [] {
     return std::optional<std::string>(
-        "        GPU0    GPU1    CPU Affinity    NUMA Affinity\nGPU0     X      NODE    0-31    0\nGPU1    NODE     X      0-31    0\n");
+        "        GPU0    GPU1    CPU Affinity    NUMA Affinity\nGPU0     X      NODE    0-31    0\nGPU1    "
+        "NODE     X      0-31    0\n");
   };
   const std::string out_path = (dir / "m.json").string();
   const std::vector<std::string> args{"-o", out_path, "--quick", "--only", "memory,host"};
   const auto argv = argv_of(args);
   std::ostringstream out, err;
-  const auto backend = [](std::string&) -> std::unique_ptr<Backend> { return std::make_unique<FakeBackend>(); };
+  const auto backend = [](std::string&) -> std::unique_ptr<Backend> {
+    return std::make_unique<FakeBackend>();
+  };
   ASSERT_EQ(probe_main(static_cast<int>(argv.size()), argv.data(), backend, env, out, err), 0) << err.str();
   const calibration::Measurements m = calibration::load_measurements(out_path);
   EXPECT_EQ(m.rig.layout, "m-layout.json");
@@ -204,6 +244,27 @@ TEST(ProbeDiscover, SysfsLinkOnAFakeTree) {
   EXPECT_EQ(pcie_gen_of_speed("2.5 GT/s"), 1);
   EXPECT_EQ(pcie_gen_of_speed("32.0 GT/s PCIe"), 5);
   EXPECT_EQ(pcie_gen_of_speed("Unknown"), 0);
+  fs::remove_all(dir);
+}
+
+TEST(ProbeDiscover, FarthestMemoryNodeFromTheKernelsDistances) {
+  // A 2P EPYC in NPS2: nodes 0-1 on socket 0, 2-3 on socket 1 (distances 10 / 12 / 32); node 3 has no
+  // memory. From node 0 the farthest node with memory is 2.
+  const fs::path dir = fs::temp_directory_path() / "rigsim-probe-numa";
+  fs::remove_all(dir);
+  const fs::path base = dir / "sys/devices/system/node";
+  for (int n = 0; n < 4; ++n) fs::create_directories(base / ("node" + std::to_string(n)));
+  std::ofstream(base / "has_memory") << "0-2\n";
+  std::ofstream(base / "node0/distance") << "10 12 32 32\n";
+  std::ofstream(base / "node2/distance") << "32 32 10 12\n";
+  EXPECT_EQ(farthest_memory_node(dir.string(), 0), 2);
+  EXPECT_EQ(farthest_memory_node(dir.string(), 2), 0);   // ties (0 and 1 at 32): the lowest id
+  EXPECT_EQ(farthest_memory_node(dir.string(), 1), -1);  // no distance file
+  EXPECT_EQ(farthest_memory_node(dir.string(), -1), -1);
+  std::ofstream(base / "has_memory") << "0\n";  // one node with memory: nothing remote
+  EXPECT_EQ(farthest_memory_node(dir.string(), 0), -1);
+  EXPECT_EQ(parse_node_list("0-1,4"), (std::vector<int>{0, 1, 4}));
+  EXPECT_TRUE(parse_node_list("x").empty());
   fs::remove_all(dir);
 }
 
@@ -253,11 +314,13 @@ TEST(ProbeDiscover, CatalogKeysFromNames) {
 }
 
 TEST(ProbeSketch, FromARealMatrix) {
-  const std::string path = std::string(RIGSIM_SHARED_DIR) + "/data/nvidia-smi-topo/stelline-asus-esc8000a-4xrtx6000ada-2s-genoa.txt";
+  const std::string path = std::string(RIGSIM_SHARED_DIR) +
+                           "/data/nvidia-smi-topo/stelline-asus-esc8000a-4xrtx6000ada-2s-genoa.txt";
   if (!fs::exists(path)) GTEST_SKIP() << "no ../shared/data";
   calibration::Rig rig;
   rig.cpu = "AMD EPYC 9354 32-Core Processor";
-  for (int i = 0; i < 4; ++i) rig.gpus.push_back({i, "NVIDIA RTX 6000 Ada Generation", "", 4, 16, 4, 16, -1, true});
+  for (int i = 0; i < 4; ++i)
+    rig.gpus.push_back({i, "NVIDIA RTX 6000 Ada Generation", "", 4, 16, 4, 16, -1, true});
   std::string why;
   const auto layout = sketch_layout(read_input_file(path), rig, {}, why);
   ASSERT_TRUE(layout) << why;
