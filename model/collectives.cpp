@@ -367,8 +367,11 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
 /// GPUs are all Hopper or newer (nvlsEfficiency > 0) and reach each other over NVLink through an
 /// NVSwitch of NVLink generation 4 or later (the first with SHARP multicast/reduction).
 bool nvls_supported(const topology::Topology& topo, const calibration::CostModel& cost,
-                    const CollectivePlan& p, std::size_t nodes) {
+                    const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes) {
   if (p.op != CollectiveOp::AllReduce || nodes != 1 || p.ranks.size() < 2) return false;
+  // NCCL up to 2.28.3 leaves NVLS off for 2 GPUs (src/transport/nvls.cc "gpuCount <= 2"); 2.28.7 and
+  // later only below 2.
+  if (p.ranks.size() == 2 && o.p2p.nccl_version < 22807) return false;
   if (!(cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)] > 0)) return false;
   for (std::size_t i = 0; i < p.ranks.size(); ++i) {
     const auto path = topo.nvlink_path(p.ranks[i], p.ranks[(i + 1) % p.ranks.size()]);
@@ -434,7 +437,7 @@ Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::C
                             const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes,
                             bool nvl) {
   if (nodes < 2) {
-    if (!o.nvls_enable || !nvls_supported(topo, cost, p, nodes)) return Algorithm::Ring;
+    if (!o.nvls_enable || !nvls_supported(topo, cost, o, p, nodes)) return Algorithm::Ring;
     // NCCL compares NVLS+Simple with the ring's best protocol; both on the ring's Simple bus bandwidth
     // (channels x hop rate: the GPU's NVLink bandwidth through the switch).
     const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
@@ -467,7 +470,7 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
   if (o.algorithm == Algorithm::Tree && p.op != CollectiveOp::AllReduce)
     fail("the tree algorithm is only for all_reduce (NCCL runs " + std::string(to_string(p.op)) +
          " on rings)");
-  if (o.algorithm == Algorithm::Nvls && !nvls_supported(topo, cost, p, nodes))
+  if (o.algorithm == Algorithm::Nvls && !nvls_supported(topo, cost, o, p, nodes))
     fail(
         "NVLS needs an all_reduce within one server whose GPUs (Hopper or newer) reach each other through "
         "an NVLink4+ NVSwitch; NCCL would report \"no algorithm/protocol available\"");

@@ -120,6 +120,12 @@ class Validator {
     try {
       b.gpus = select_gpus(p.topology(), std::nullopt, indices);
       apply_nccl_env(NcclEnv(x.env.begin(), x.env.end()), b.collective);
+      // The NCCL release the measurement ran, where the rig says (its rules differ by release).
+      if (!m_.rig.nccl.empty()) try {
+          b.collective.p2p.nccl_version = topology::parse_nccl_version(m_.rig.nccl);
+        } catch (const std::invalid_argument&) {
+          // a version rigsim cannot read (e.g. "2.18.3+cuda12.2"): the default release's rules
+        }
     } catch (const InputError& e) {
       fail(series_pointer(s), e.what());
     }

@@ -67,6 +67,21 @@ TEST(Nvls, NcclChoiceSmallSizesStayOnTheRingAndTheSwitchCanBeTurnedOff) {
   EXPECT_EQ(plan_collective(p, CollectiveOp::AllGather, gpus, Bytes{1e9}).algorithm, Algorithm::Ring);
 }
 
+TEST(Nvls, TwoGpusGetNvlsOnlyFromNccl2287) {
+  // NCCL's nvls.cc: "gpuCount <= 2" turns NVLS off up to 2.28.3, "gpuCount < 2" from 2.28.7.
+  const Platform p = h200_box();
+  const auto all = p.topology().gpus();
+  const std::vector<topology::DeviceId> two(all.begin(), all.begin() + 2);
+  const double s = 1024.0 * 1024 * 1024;
+  CollectiveOptions o;
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, two, Bytes{s}, o).algorithm, Algorithm::Nvls);
+  o.p2p.nccl_version = topology::parse_nccl_version("2.28.3");
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, two, Bytes{s}, o).algorithm, Algorithm::Ring);
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, all, Bytes{s}, o).algorithm, Algorithm::Nvls);
+  o.algorithm = Algorithm::Nvls;
+  EXPECT_THROW(plan_collective(p, CollectiveOp::AllReduce, two, Bytes{s}, o), InputError);
+}
+
 TEST(Nvls, NotOnAmpereAndForcingItThereIsAnError) {
   const auto dgx = testing::catalog_layout("dgx-a100");
   ASSERT_TRUE(dgx);
