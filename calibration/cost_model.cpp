@@ -53,7 +53,6 @@ struct ArchRatesKey {
 
 constexpr ArchRatesKey kArchRates[] = {
     {"nccl_ll128_channel_bw_gbs", &CostModel::nccl_ll128_channel_bw_gbs},
-    {"nccl_channel_max_bw_gbs", &CostModel::nccl_channel_max_bw_gbs},
 };
 
 /// Per-architecture factors in [0, 1] (0: the architecture lacks the feature).
@@ -246,9 +245,6 @@ void set_nccl_defaults(CostModel& m) {
   m.nccl_ll_max_bw_gbs = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
   // tuning.cc perChMaxRingLL128Bws (nccl.md §d.5): LL128 bandwidth per ring channel, GB/s.
   m.nccl_ll128_channel_bw_gbs = {20.0, 20.0, 36.7, 40.0};
-  // The top speed of the channel search's speed table (nccl.md §d.4: speedArrayIntra, SM<90 40, SM90
-  // 60, SM100 90 GB/s): no channel is searched faster, which sets NCCL's least channel count.
-  m.nccl_channel_max_bw_gbs = {40.0, 40.0, 60.0, 90.0};
   // NVLS (NCCL src/graph/tuning.cc, nvlsEfficiency: "0.0f, // Volta  0.0f, // Ampere  0.85f, // Hopper
   // 0.74f, // Blackwell"): the share of the NVLink bandwidth an NVSwitch reduction sustains. Its
   // latency: hwLat[NVLINK][NVLS][Simple] = 25 us with baseLat[NVLS] = 0 (same file).

@@ -79,7 +79,6 @@ struct CostModel {
   //     row: Volta and older, Ampere, Hopper, Blackwell; GB/s ---
   std::array<std::array<double, 3>, 4> nccl_ll_max_bw_gbs{};  // llMaxBws[arch][1 node, 2 nodes, more]
   std::array<double, 4> nccl_ll128_channel_bw_gbs{};          // perChMaxRingLL128Bws: LL128 cap per channel
-  std::array<double, 4> nccl_channel_max_bw_gbs{};            // top per-channel speed of the ring search
   /// NVLS (NVLink SHARP: the NVSwitch reduces and multicasts): NCCL's nvlsEfficiency per architecture
   /// (0 = no NVLS) and the NVLS latency term (hwLat[NVLINK][NVLS][Simple]; its base latency is 0).
   std::array<double, 4> nccl_nvls_efficiency{};

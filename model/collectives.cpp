@@ -101,12 +101,18 @@ std::size_t proto_index(Protocol p) {
   return static_cast<std::size_t>(p);
 }
 
-/// The row of NCCL's per-architecture tables (CostModel::nccl_ll_max_bw_gbs …): Volta and older,
-/// Ampere, Hopper, Blackwell.
-std::size_t arch_row(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+/// The lowest compute capability among the ranks (NCCL's ccMin).
+int min_sm(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
   int sm = 1000;
   for (DeviceId r : ranks)
     if (topo.device(r).gpu != nullptr) sm = std::min(sm, topo.device(r).gpu->sm);
+  return sm;
+}
+
+/// The row of NCCL's per-architecture tables (CostModel::nccl_ll_max_bw_gbs …): Volta and older,
+/// Ampere, Hopper, Blackwell.
+std::size_t arch_row(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+  const int sm = min_sm(topo, ranks);
   return sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : 0;
 }
 
@@ -140,10 +146,9 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   const auto stage = detail::slowest_stage(p.connections);
   const double bus = p.channels * (std::isfinite(stage.rate) && stage.rate > 0 ? stage.rate : 1e9);
   const std::size_t row = arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
-  // NCCL's channel count: rigsim may carry a whole NVSwitch fabric on one ring channel, NCCL's search
-  // caps a channel at the top speed of its table (SM<90: 40, SM90: 60, SM100: 90 GB/s; nccl.md §d.4).
-  const double channels =
-      std::max<double>(p.channels, std::ceil(bus / (cost.nccl_channel_max_bw_gbs[row] * 1e9)));
+  // NCCL caps LL128 at its ring graph's channels x perChMaxRingLL128Bw (tuning.cc): the graph's count
+  // from its search and ncclTopoDupChannels (nccl_channels.hpp), not the distinct rings rigsim runs.
+  const double channels = p.nccl.graph;
   // LL carries an 8-byte flag with every 8 data bytes: half the bus bandwidth on the wire at most
   // (what the simulation moves).
   const double bw[3] = {
@@ -187,6 +192,10 @@ void build_rings(const Platform& platform, detail::ConnectionCache& cache, const
     plan.rings.push_back(std::move(ring));
   }
   plan.channels = static_cast<int>(plan.rings.size());
+  std::vector<std::vector<Connection>> hops;
+  for (const Ring& r : plan.rings) hops.push_back(r.hops);
+  plan.nccl = nccl_channels(platform, hops, min_sm(platform.topology(), plan.ranks),
+                            node_count(platform.topology(), plan.ranks) > 1, o.nccl_min_channels, o.nccl_max_channels);
 }
 
 std::string tag(const CollectivePlan& p, const char* what, std::size_t c, std::size_t k) {

@@ -19,6 +19,7 @@
 
 #include "calibration/cost_model.hpp"
 #include "common/units.hpp"
+#include "model/nccl_channels.hpp"
 #include "model/platform.hpp"
 #include "model/task_graph.hpp"
 #include "topology/p2p.hpp"
@@ -60,8 +61,12 @@ struct CollectiveOptions {
   std::optional<Protocol> protocol;
   topology::P2pPolicy p2p;  // NCCL_P2P_LEVEL / NCCL_P2P_DISABLE
   std::size_t root = 0;     // rank index of the root (broadcast, reduce), as nccl-tests' -r
-  /// Most ring channels (distinct rings over disjoint NVLink directions); NCCL's MAXCHANNELS is 32.
+  /// Most distinct rings simulated (rings over disjoint NVLink directions); NCCL's MAXCHANNELS is 32.
   int max_channels = 16;
+  /// NCCL_MIN_NCHANNELS (0: unset) and NCCL_MAX_NCHANNELS (32: unset): bounds on NCCL's channel count
+  /// (CollectivePlan::nccl), applied after connect.cc's duplication as NCCL does.
+  int nccl_min_channels = 0;
+  int nccl_max_channels = 32;
   /// Ring step payload per transfer. NCCL's Simple protocol moves ALLREDUCE_CHUNKSTEPS (4) steps of
   /// 512 KiB (4 MiB buffer / NCCL_STEPS 8) = 2 MiB per chunk [R: NCCL src/include/collectives.h,
   /// src/include/device.h, recalled]. Pieces are never smaller than this.
@@ -110,7 +115,8 @@ struct CollectivePlan {
   /// Tree algorithm: parent rank index per rank for each of the two trees (-1: root).
   std::vector<std::vector<long>> tree_parents;
   std::vector<Connection> connections;  // every distinct pair that exchanges data
-  int channels = 1;
+  int channels = 1;  // distinct rings (or trees) simulated; copies of a ring would cross the same links
+  NcclChannels nccl;  // the channels NCCL runs (ring collectives): its search, duplication and env bounds
   Bytes chunk;      // bytes per pipelined transfer (Step model)
   Seconds latency;  // NCCL's latency term: base + steps x per-step latency
   std::vector<Transfer> transfers;

@@ -39,8 +39,6 @@ bool flag(const std::string& key, const std::string& value) {
 /// prediction assumes instead.
 const std::map<std::string, std::string>& unmodelled() {
   static const std::map<std::string, std::string> keys = {
-      {"NCCL_MIN_NCHANNELS",
-       "rigsim's ring search sets the channel count (more channels on the same rings share the same links)"},
       {"NCCL_SHM_DISABLE", "rigsim always allows the SHM transport (the fallback through host memory)"},
       {"NCCL_CROSS_NIC", "rigsim's clusters have one NIC per GPU rail as NCCL's default"},
       {"NCCL_NET_GDR_LEVEL", "rigsim uses GPUDirect RDMA where the NIC supports it and the path is PXB or closer"},
@@ -60,7 +58,8 @@ const std::map<std::string, std::string>& unmodelled() {
 
 std::vector<std::string> modelled_keys() {
   return {"NCCL_P2P_LEVEL",     "NCCL_P2P_DISABLE", "NCCL_ALGO",    "NCCL_PROTO",
-          "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE"};
+          "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE",
+          "NCCL_MIN_NCHANNELS"};
 }
 
 }  // namespace
@@ -123,7 +122,9 @@ void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
       else
         fail(key, "rigsim takes one of LL, LL128, Simple (no lists), got \"" + value + "\"");
     } else if (key == "NCCL_MAX_NCHANNELS") {
-      o.max_channels = static_cast<int>(integer(key, value, 1, 32));
+      o.max_channels = o.nccl_max_channels = static_cast<int>(integer(key, value, 1, 32));
+    } else if (key == "NCCL_MIN_NCHANNELS") {
+      o.nccl_min_channels = static_cast<int>(integer(key, value, 0, 32));
     } else if (key == "NCCL_NVLS_ENABLE") {
       o.nvls_enable = integer(key, value, 0, 2) != 0;
     } else if (key == "NCCL_BUFFSIZE") {

@@ -22,10 +22,11 @@ NcclEnv nccl_env_from(const char* const* environ);
 /// Applies each setting to `options` in order (a later one wins). Keys rigsim models:
 ///   NCCL_P2P_LEVEL (LOC NVL NVB PIX PXB PHB SYS, NODE = PHB), NCCL_P2P_DISABLE (0/1),
 ///   NCCL_ALGO (Ring, Tree, NVLS; one algorithm), NCCL_PROTO (LL, LL128, Simple; one protocol),
-///   NCCL_MAX_NCHANNELS (1-32), NCCL_NVLS_ENABLE (0/1/2),
+///   NCCL_MAX_NCHANNELS (1-32: distinct rings simulated and NCCL's channel count),
+///   NCCL_MIN_NCHANNELS (0-32: NCCL's channel count, by copies of its rings), NCCL_NVLS_ENABLE (0/1/2),
 ///   NCCL_BUFFSIZE (bytes, a power of two from 64 KiB: Simple chunks are BUFFSIZE/2 on rings and
 ///   BUFFSIZE/8 on chains and trees, as NCCL's CHUNKSTEPS/NCCL_STEPS).
-/// Keys NCCL reads that rigsim does not model (NCCL_MIN_NCHANNELS, NCCL_SHM_DISABLE, NCCL_CROSS_NIC, NCCL_NET_GDR_LEVEL,
+/// Keys NCCL reads that rigsim does not model (NCCL_SHM_DISABLE, NCCL_CROSS_NIC, NCCL_NET_GDR_LEVEL,
 /// NCCL_TOPO_FILE, NCCL_GRAPH_FILE, ...) and unknown keys are errors naming the key and what to do.
 /// Throws rigsim::InputError located at "--nccl-env KEY".
 void apply_nccl_env(const NcclEnv& env, CollectiveOptions& options);

@@ -68,14 +68,28 @@ std::string protocol_lines(const BenchResult& res) {
   return out + "\n";
 }
 
+/// "24 NCCL channel(s) on 1 distinct ring(s)" for rings (copies of one ring cross the same links, so
+/// rigsim simulates each distinct ring once); "2 tree(s)", "N flow(s)" otherwise.
+std::string channel_words(const CollectivePlan& p) {
+  if (p.algorithm == Algorithm::Ring && !p.rings.empty())
+    return std::to_string(p.nccl.comm) + " NCCL channel(s) on " + std::to_string(p.channels) + " distinct " +
+           (p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "chain(s)" : "ring(s)");
+  if (p.algorithm == Algorithm::Nvls) return "one flow per GPU pair through the NVSwitch";
+  if (p.algorithm == Algorithm::Tree) return std::to_string(p.channels) + " tree(s)";
+  if (p.algorithm == Algorithm::Pairwise) return std::to_string(p.connections.size()) + " send/recv flow(s)";
+  return std::to_string(p.channels) + " channel(s)";
+}
+
 std::string why(const Platform& platform, const BenchResult& res) {
   const auto& topo = platform.topology();
   const CollectivePlan& p = res.largest;
   std::string out =
       "#\n# Why (largest size, " + std::to_string(res.rows.empty() ? 0 : res.rows.back().row.size) +
       " B): " + std::string(to_string(p.algorithm)) + ", " + std::string(to_string(p.protocol)) +
-      " protocol, " + std::to_string(p.channels) + " channel(s), " + std::string(to_string(p.model)) +
-      " model, latency term " + fixed(p.latency.us(), 1) + " us\n";
+      " protocol, " + channel_words(p) + ", " + std::string(to_string(p.model)) + " model, latency term " +
+      fixed(p.latency.us(), 1) + " us\n";
+  if (p.algorithm == Algorithm::Ring && !p.rings.empty())
+    out += "# Channels (NCCL's search, duplication and NCCL_MIN/MAX_NCHANNELS): " + p.nccl.reason + "\n";
   out += protocol_lines(res);
   if (p.algorithm == Algorithm::Nvls) {
     out +=
@@ -149,6 +163,11 @@ nlohmann::json bench_json(const Platform& platform, const BenchOptions& o, const
   j["bottleneck"] = nlohmann::json::array();
   for (const auto& u : res.bottleneck)
     j["bottleneck"].push_back({{"link", u.link}, {"utilization", u.utilization}});
+  if (res.largest.algorithm == Algorithm::Ring && !res.largest.rings.empty())
+    j["channels"] = {{"nccl", res.largest.nccl.comm},
+                     {"graph", res.largest.nccl.graph},
+                     {"graph_gbs", res.largest.nccl.graph_gbs},
+                     {"distinct_rings", res.largest.channels}};
   j["connections"] = nlohmann::json::array();
   for (const auto& c : res.largest.connections)
     j["connections"].push_back({{"src", topo.device(c.src).name},

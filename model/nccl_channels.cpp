@@ -1,0 +1,152 @@
+// NCCL's channel count for rings (see nccl_channels.hpp). NCCL source read at v2.21.5 and v2.30.7
+// (src/graph/search.cc, src/graph/connect.cc, src/init.cc); the steps are the same in both.
+#include "model/nccl_channels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <cstdio>
+#include <limits>
+#include <span>
+
+namespace rigsim::model {
+namespace {
+
+using topology::LinkKind;
+
+// search.cc speedArrayIntra / speedArrayInter and their sm90 and sm100 variants (GB/s per channel).
+constexpr double kIntra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
+constexpr double kInter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                             7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr double kIntra90[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+constexpr double kInter90[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                               15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr double kIntra100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+constexpr double kInter100[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
+                                20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+constexpr int kMaxChannels = 32;           // MAXCHANNELS
+constexpr int kRingGraphMax = 16;          // init.cc: ringGraph.maxChannels = MAXCHANNELS/2
+constexpr double kFallbackGbs = 0.1;       // search.cc: "falling back to simple order", bw 0.1
+constexpr double kTol = 1e-9;
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::span<const double> speed_table(int sm, bool inter) {
+  if (sm >= 100) return inter ? std::span<const double>(kInter100) : std::span<const double>(kIntra100);
+  if (sm >= 90) return inter ? std::span<const double>(kInter90) : std::span<const double>(kIntra90);
+  return inter ? std::span<const double>(kInter) : std::span<const double>(kIntra);
+}
+
+/// The rate each ring gets where the rings share links: NCCL's figure of every link the rings cross,
+/// divided by how often they cross it in that direction. Host memory and the package-internal host
+/// bridge links are not in NCCL's graph.
+double ring_share_gbs(const Platform& pf, const std::vector<std::vector<Connection>>& rings) {
+  const auto& topo = pf.topology();
+  std::map<Crossing, int> uses;
+  for (const auto& ring : rings)
+    for (const Connection& h : ring) {
+      if (h.src == h.dst) continue;
+      for (const Crossing& c : pf.route(h.src, h.dst, h.transport).crossings) {
+        if (c.link >= topo.links().size()) continue;  // DRAM and "both directions" links
+        if (topo.links()[c.link].kind == LinkKind::Internal) continue;
+        ++uses[c];
+      }
+    }
+  double share = std::numeric_limits<double>::infinity();
+  for (const auto& [c, n] : uses) share = std::min(share, nccl_link_gbs(pf, c.link) / n);
+  return share;
+}
+
+}  // namespace
+
+double nccl_link_gbs(const Platform& platform, std::size_t link) {
+  const auto& topo = platform.topology();
+  if (link < topo.links().size()) {
+    const topology::Link& l = topo.links()[link];
+    if ((l.kind == LinkKind::Pcie || l.kind == LinkKind::ChipsetUplink) && !l.declared_effective && l.gen > 0) {
+      // kvDictPciGen: lane rate in units of 100 Mb/s per generation; width x rate / 80 GB/s.
+      constexpr double kLane[] = {0, 15, 30, 60, 120, 240, 480};
+      return l.width * kLane[std::clamp(l.gen, 1, 6)] / 80.0;
+    }
+  }
+  return platform.links()[link].nccl_bandwidth.value / 1e9;
+}
+
+NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vector<Connection>>& rings, int min_sm,
+                           bool multi_node, int min_channels, int max_channels) {
+  NcclChannels out;
+  const double b = rings.empty() ? 0.0 : ring_share_gbs(platform, rings);
+  const auto speeds = speed_table(min_sm, multi_node);
+  int g = 0;
+  double s = 0;
+  if (!std::isfinite(b) || b <= 0) {
+    g = 1;
+    s = kFallbackGbs;
+    out.reason = "no link to search on: 1 ring channel";
+  } else if (rings.size() > 1) {
+    // rigsim packed distinct rings onto disjoint NVLink capacity (ring_channels, NCCL's search on
+    // NVLink); each runs at the fastest table speed its share allows.
+    g = static_cast<int>(std::min<std::size_t>(rings.size(), kRingGraphMax));
+    s = speeds.back();
+    for (double v : speeds)
+      if (v <= b * (1 + kTol)) {
+        s = v;
+        break;
+      }
+    out.reason = std::to_string(g) + " distinct rings at " + fixed(s, 1) + " GB/s each";
+  } else {
+    // One ring path: the search starts at the fastest speed the path carries and packs as many rings
+    // on it as fit (at most 16), then tries slower speeds while they stay above 0.49 of the best,
+    // keeping the largest channels x speed and stopping once it covers the path.
+    std::size_t i = 0;
+    while (i + 1 < speeds.size() && speeds[i] > b * (1 + kTol)) ++i;
+    for (std::size_t k = i; k < speeds.size(); ++k) {
+      if (g > 0 && speeds[k] / s <= 0.49) break;
+      const int c = std::min(kRingGraphMax, static_cast<int>(std::floor(b / speeds[k] * (1 + kTol))));
+      if (c >= 1 && c * speeds[k] > g * s * (1 + kTol)) {
+        g = c;
+        s = speeds[k];
+      }
+      if (g * s >= b * (1 - kTol)) break;
+    }
+    if (g == 0) {
+      g = 1;
+      s = kFallbackGbs;
+      out.reason = "the path (" + fixed(b, 1) + " GB/s) is slower than NCCL's slowest search speed: 1 channel";
+    } else {
+      out.reason = "the ring path carries " + fixed(b, 1) + " GB/s in NCCL's figures: " + std::to_string(g) +
+                   " ring(s) at " + fixed(s, 1) + " GB/s";
+    }
+  }
+  // ncclTopoDupChannels: rings of 25 GB/s or more are doubled at half the speed (not on SM > 80 when
+  // more than 4 rings run below 50 GB/s).
+  if (s >= 25.0 && !(min_sm > 80 && s < 50.0 && g > 4)) {
+    const int dup = std::min(2 * g, kRingGraphMax);
+    s /= static_cast<double>((dup + g - 1) / g);
+    g = dup;
+    out.reason += ", doubled to " + std::to_string(g) + " at " + fixed(s, 1) + " GB/s";
+  }
+  // connect.cc: every channel is duplicated; Hopper across nodes doubles again below 16 when the
+  // intra-node speed exceeds 45 GB/s; then NCCL_MAX_NCHANNELS, then NCCL_MIN_NCHANNELS (copies).
+  int comm = std::min(kMaxChannels, 2 * g);
+  if (multi_node && min_sm >= 90 && s > 45.0 && comm < 16) comm = std::min(kMaxChannels, 2 * comm);
+  out.reason += "; " + std::to_string(comm) + " channels after connect.cc's duplication";
+  const int capped = std::clamp(std::min(comm, max_channels), 1, kMaxChannels);
+  if (capped != comm) out.reason += ", " + std::to_string(capped) + " under NCCL_MAX_NCHANNELS";
+  comm = capped;
+  if (min_channels > comm) {
+    comm = std::min(min_channels, kMaxChannels);
+    out.reason += ", " + std::to_string(comm) + " under NCCL_MIN_NCHANNELS";
+  }
+  out.graph = std::min(g, comm);
+  out.graph_gbs = s;
+  out.comm = comm;
+  return out;
+}
+
+}  // namespace rigsim::model

@@ -1,0 +1,123 @@
+// NCCL's channel count (rule 5 of issue 9): the ring search packs rings at a table speed, doubles
+// rings of 25 GB/s or more (ncclTopoDupChannels), connect.cc doubles every channel, then
+// NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS bound it. Each expectation is worked from NCCL's code
+// (search.cc, connect.cc at v2.21.5 and v2.30.7) and the layout's links in NCCL's figures.
+#include "model/nccl_channels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "model/collectives.hpp"
+#include "model/nccl_env.hpp"
+#include "tests/model/collective_layouts.hpp"
+#include "tests/model/sim_fixture.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using testing::catalog_layout;
+using testing::platform_of;
+
+/// Two GPUs of `model`, each in its own gen x16 slot of one CPU (the ring crosses both slots once
+/// each way).
+std::string pair_layout(const std::string& cpu, const std::string& model, int gen) {
+  return R"({"name": "pair", "cpus": [{"id": "cpu0", "model": ")" + cpu + R"("}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16}],
+    "slots": [{"id": "s0", "parent": "rc0", "gen": )" + std::to_string(gen) + R"(, "width": 16},
+              {"id": "s1", "parent": "rc1", "gen": )" + std::to_string(gen) + R"(, "width": 16}],
+    "gpus": [{"id": "g0", "model": ")" + model + R"(", "slot": "s0"},
+             {"id": "g1", "model": ")" + model + R"(", "slot": "s1"}]})";
+}
+
+NcclChannels channels_of(const Platform& p, const std::vector<std::string>& env = {}) {
+  CollectiveOptions o;
+  o.nvls_enable = false;  // the ring graph
+  apply_nccl_env(parse_nccl_env_args(env), o);
+  return plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{1 << 30}, o).nccl;
+}
+
+TEST(NcclChannels, PcieFiguresAreLanesTimesLaneRateOver80) {
+  const Platform p = platform_of(pair_layout("epyc-7002", "rtx-a6000", 4));
+  const auto& topo = p.topology();
+  for (std::size_t i = 0; i < topo.links().size(); ++i)
+    if (topo.links()[i].kind == topology::LinkKind::Pcie)
+      EXPECT_DOUBLE_EQ(nccl_link_gbs(p, i), 16 * 120 / 80.0) << "Gen4 x16: 16 lanes x 120 / 80 = 24 GB/s";
+}
+
+TEST(NcclChannels, Gen3PairIsOneRingDuplicatedOnce) {
+  // 12 GB/s path: one ring at 12 covers it, below 25 no ncclTopoDupChannels, connect.cc doubles: 2.
+  const NcclChannels c = channels_of(platform_of(pair_layout("xeon-e5-v4", "tesla-p40", 3)));
+  EXPECT_EQ(c.graph, 1);
+  EXPECT_DOUBLE_EQ(c.graph_gbs, 12.0);
+  EXPECT_EQ(c.comm, 2) << c.reason;
+}
+
+TEST(NcclChannels, Gen4AmperePairSplitsIntoTwoRingsAtTwelve) {
+  // 24 GB/s: 20, 18, 15 carry one ring each (below 24); 12 carries two (24, covers the path, the
+  // largest channels x speed): 2 rings at 12, no duplication (< 25), x2 in connect.cc: 4.
+  const NcclChannels c = channels_of(platform_of(pair_layout("epyc-7002", "rtx-a6000", 4)));
+  EXPECT_EQ(c.graph, 2);
+  EXPECT_DOUBLE_EQ(c.graph_gbs, 12.0);
+  EXPECT_EQ(c.comm, 4) << c.reason;
+}
+
+TEST(NcclChannels, Gen4HopperPairUsesTheSm90TableWhichHas24) {
+  // The sm90 table has 24 GB/s: one ring covers the path; 24 < 25 is not duplicated: 2 channels.
+  const NcclChannels c = channels_of(platform_of(pair_layout("epyc-7002", "h100-pcie", 4)));
+  EXPECT_EQ(c.graph, 1);
+  EXPECT_DOUBLE_EQ(c.graph_gbs, 24.0);
+  EXPECT_EQ(c.comm, 2) << c.reason;
+}
+
+TEST(NcclChannels, A100NvswitchIsTwentyFourChannels) {
+  // 12 NVLink3 x 20 GB/s = 240 per GPU: 6 rings at 40 (the table's top) cover it; 40 >= 25 doubles
+  // to 12 at 20; connect.cc: 24 (NCCL's "24 coll channels" on a DGX A100).
+  const NcclChannels c = channels_of(platform_of(testing::kEightOnNvswitch));
+  EXPECT_EQ(c.graph, 12);
+  EXPECT_DOUBLE_EQ(c.graph_gbs, 20.0);
+  EXPECT_EQ(c.comm, 24) << c.reason;
+}
+
+TEST(NcclChannels, H100NvswitchPacksSixRingsAtSixty) {
+  // 18 NVLink4 x 20.6 = 370.8 GB/s: at 60, 6 rings (360); 50 gives 7 (350), 40 gives 9 (360, not
+  // more), 30 gives 12 (360); 24/60 < 0.49 ends the search: 6 at 60, doubled to 12 at 30, then 24.
+  const auto t = catalog_layout("hgx-h100");
+  if (!t) GTEST_SKIP() << "hgx-h100 layout not written";
+  const NcclChannels c = channels_of(Platform(*t, calibration::default_cost_model()));
+  EXPECT_EQ(c.graph, 12);
+  EXPECT_DOUBLE_EQ(c.graph_gbs, 30.0);
+  EXPECT_EQ(c.comm, 24) << c.reason;
+}
+
+TEST(NcclChannels, DistinctNvlinkRingsKeepTheirCount) {
+  // DGX-1: six distinct rings over single NVLink2 links (20 GB/s each in NCCL's figures): below 25,
+  // no duplication; connect.cc: 12.
+  const NcclChannels c = channels_of(platform_of(testing::kDgx1Like));
+  EXPECT_EQ(c.graph, 6);
+  EXPECT_DOUBLE_EQ(c.graph_gbs, 20.0);
+  EXPECT_EQ(c.comm, 12) << c.reason;
+}
+
+TEST(NcclChannels, MaxThenMinBoundTheCountAsConnectDoes) {
+  const Platform nvs = platform_of(testing::kEightOnNvswitch);
+  const NcclChannels capped = channels_of(nvs, {"NCCL_MAX_NCHANNELS=8"});
+  EXPECT_EQ(capped.comm, 8);
+  EXPECT_EQ(capped.graph, 8);  // tuning never counts more graph channels than run
+  const Platform pair = platform_of(pair_layout("xeon-e5-v4", "tesla-p40", 3));
+  EXPECT_EQ(channels_of(pair, {"NCCL_MIN_NCHANNELS=16"}).comm, 16);
+  EXPECT_EQ(channels_of(pair, {"NCCL_MIN_NCHANNELS=1"}).comm, 2);  // a minimum below the count: no change
+  EXPECT_EQ(channels_of(nvs, {"NCCL_MAX_NCHANNELS=4", "NCCL_MIN_NCHANNELS=16"}).comm, 16);  // max, then min
+}
+
+TEST(NcclChannels, FasterPcieNeverGivesFewerChannels) {
+  int last = 0;
+  for (int gen = 1; gen <= 5; ++gen) {
+    const NcclChannels c = channels_of(platform_of(pair_layout("epyc-9004", "rtx-a6000", gen)));
+    EXPECT_GE(c.comm, last) << "Gen" << gen << ": " << c.reason;
+    last = c.comm;
+  }
+}
+
+}  // namespace
+}  // namespace rigsim::model
