@@ -102,12 +102,14 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
 
 int run(const BenchCli& o) {
   const calibration::CostModel cost = read_cost_model(o.cost_model);
-  const model::Platform platform(load_topology(o), cost);
+  topology::Topology topo = load_topology(o);
+  // The options first: NCCL's environment may set what the platform's network routes do (GDR).
+  const model::BenchOptions options = bench_options(o, topo);
+  const model::Platform platform(std::move(topo), cost, options.collective.net);
   if (o.dump_platform) {
     emit(platform.dump(), o.output);
     return 0;
   }
-  const model::BenchOptions options = bench_options(o, platform.topology());
   // The sizes are dealt to a few simulations (model::kSweepGroups), each its own process, up to one per
   // core at once (the output is the same for any number).
   const unsigned jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());

@@ -59,7 +59,10 @@ struct CollectiveOptions {
   /// protocol like NCCL_PROTO; nullopt: NCCL's tuning-model choice (choose_protocol). Trees and
   /// pairwise send/recv always use Simple.
   std::optional<Protocol> protocol;
-  topology::P2pPolicy p2p;  // NCCL_P2P_LEVEL / NCCL_P2P_DISABLE
+  topology::P2pPolicy p2p;  // NCCL_P2P_LEVEL / NCCL_P2P_DISABLE / NCCL_SHM_DISABLE
+  /// NCCL_NET_GDR_LEVEL / NCCL_NET_GDR_READ: a property of the Platform the plan runs on (routes of the
+  /// network transport); the command that reads the environment builds its Platform with it.
+  NetPolicy net;
   std::size_t root = 0;     // rank index of the root (broadcast, reduce), as nccl-tests' -r
   /// Most distinct rings simulated (rings over disjoint NVLink directions); NCCL's MAXCHANNELS is 32.
   int max_channels = 16;

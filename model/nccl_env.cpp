@@ -39,14 +39,11 @@ bool flag(const std::string& key, const std::string& value) {
 /// prediction assumes instead.
 const std::map<std::string, std::string>& unmodelled() {
   static const std::map<std::string, std::string> keys = {
-      {"NCCL_SHM_DISABLE", "rigsim always allows the SHM transport (the fallback through host memory)"},
       {"NCCL_CROSS_NIC", "rigsim's clusters have one NIC per GPU rail as NCCL's default"},
-      {"NCCL_NET_GDR_LEVEL", "rigsim uses GPUDirect RDMA where the NIC supports it and the path is PXB or closer"},
       {"NCCL_TOPO_FILE", "give the NCCL XML itself as the layout argument instead"},
       {"NCCL_GRAPH_FILE", "rigsim searches rings itself (as NCCL does without a graph file)"},
       {"NCCL_IB_HCA", "rigsim's NICs are the layout's"},
       {"NCCL_SOCKET_IFNAME", "rigsim's NICs are the layout's"},
-      {"NCCL_NET_GDR_READ", "not modelled"},
       {"NCCL_IB_DISABLE", "not modelled"},
       {"NCCL_NTHREADS", "not modelled"},
       {"NCCL_COLLNET_ENABLE", "rigsim has no CollNet/SHARP network model"},
@@ -59,7 +56,7 @@ const std::map<std::string, std::string>& unmodelled() {
 std::vector<std::string> modelled_keys() {
   return {"NCCL_P2P_LEVEL",     "NCCL_P2P_DISABLE", "NCCL_ALGO",    "NCCL_PROTO",
           "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE",
-          "NCCL_MIN_NCHANNELS"};
+          "NCCL_MIN_NCHANNELS", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ"};
 }
 
 }  // namespace
@@ -125,6 +122,16 @@ void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
       o.max_channels = o.nccl_max_channels = static_cast<int>(integer(key, value, 1, 32));
     } else if (key == "NCCL_MIN_NCHANNELS") {
       o.nccl_min_channels = static_cast<int>(integer(key, value, 0, 32));
+    } else if (key == "NCCL_SHM_DISABLE") {
+      o.p2p.shm_disable = flag(key, value);
+    } else if (key == "NCCL_NET_GDR_LEVEL") {
+      const std::string v = upper(value) == "NODE" ? "PHB" : upper(value);
+      const auto level = topology::parse_path_class(v);
+      if (!level || v == "NVL" || v == "NVB" || v == "NET")
+        fail(key, "expected LOC, PIX, PXB, PHB (NODE) or SYS, got \"" + value + "\"");
+      o.net.gdr_level = level;
+    } else if (key == "NCCL_NET_GDR_READ") {
+      o.net.gdr_read = flag(key, value) ? 1 : 0;
     } else if (key == "NCCL_NVLS_ENABLE") {
       o.nvls_enable = integer(key, value, 0, 2) != 0;
     } else if (key == "NCCL_BUFFSIZE") {

@@ -25,9 +25,11 @@ NcclEnv nccl_env_from(const char* const* environ);
 ///   NCCL_MAX_NCHANNELS (1-32: distinct rings simulated and NCCL's channel count),
 ///   NCCL_MIN_NCHANNELS (0-32: NCCL's channel count, by copies of its rings), NCCL_NVLS_ENABLE (0/1/2),
 ///   NCCL_BUFFSIZE (bytes, a power of two from 64 KiB: Simple chunks are BUFFSIZE/2 on rings and
-///   BUFFSIZE/8 on chains and trees, as NCCL's CHUNKSTEPS/NCCL_STEPS).
-/// Keys NCCL reads that rigsim does not model (NCCL_SHM_DISABLE, NCCL_CROSS_NIC, NCCL_NET_GDR_LEVEL,
-/// NCCL_TOPO_FILE, NCCL_GRAPH_FILE, ...) and unknown keys are errors naming the key and what to do.
+///   BUFFSIZE/8 on chains and trees, as NCCL's CHUNKSTEPS/NCCL_STEPS),
+///   NCCL_SHM_DISABLE (0/1: without P2P, the network transport through a NIC instead of host memory),
+///   NCCL_NET_GDR_LEVEL (LOC PIX PXB PHB SYS, NODE = PHB), NCCL_NET_GDR_READ (0/1): options.net, which
+///   the caller gives its Platform (the network transport's routes).
+/// Keys NCCL reads that rigsim does not model (NCCL_CROSS_NIC, ...) and unknown keys are errors naming the key and what to do.
 /// Throws rigsim::InputError located at "--nccl-env KEY".
 void apply_nccl_env(const NcclEnv& env, CollectiveOptions& options);
 

@@ -10,6 +10,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/input.hpp"
+
 namespace rigsim::model {
 namespace {
 
@@ -112,8 +114,8 @@ bool is_cpu(const topology::Topology& t, DeviceId d) {
 
 }  // namespace
 
-Platform::Platform(topology::Topology topology, calibration::CostModel cost)
-    : topo_(std::move(topology)), cost_(std::move(cost)) {
+Platform::Platform(topology::Topology topology, calibration::CostModel cost, NetPolicy net)
+    : topo_(std::move(topology)), cost_(std::move(cost)), net_(net) {
   add_topology_links();
   add_dram_links();
   add_both_links();
@@ -247,6 +249,54 @@ Route Platform::host_copy_route(DeviceId src, DeviceId dst) const {
   return r;
 }
 
+/// One end of a network transfer: `gpu` <-> `nic` over PCIe when NCCL uses GPUDirect RDMA, else
+/// through pinned host memory of the GPU's NUMA node (written by one side, read by the other, so the
+/// memory is crossed twice). Appends in the transfer's direction; returns whether it was staged.
+bool Platform::net_leg(Route& r, DeviceId gpu, DeviceId nic, bool send) const {
+  if (uses_gdr(topo_, gpu, nic, send, net_)) {
+    append_path(r, send ? topo_.pcie_path(gpu, nic) : topo_.pcie_path(nic, gpu));
+    return false;
+  }
+  const DeviceId socket = topo_.socket_of(gpu);
+  append_path(r, send ? topo_.pcie_path(gpu, socket) : topo_.pcie_path(nic, socket));
+  r.crossings.push_back({dram_for(socket, gpu), true});
+  r.crossings.push_back({dram_for(socket, gpu), true});
+  append_path(r, send ? topo_.pcie_path(socket, nic) : topo_.pcie_path(socket, gpu));
+  return true;
+}
+
+Route Platform::net_route(DeviceId src, DeviceId dst) const {
+  Route r;
+  r.setup = cost_.net_latency;
+  const bool same = topo_.device(src).node == topo_.device(dst).node;
+  const auto a = nearest_nic(topo_, src);
+  const auto b = same ? a : nearest_nic(topo_, dst);
+  if (!a || !b) {
+    if (same)
+      throw std::invalid_argument("NCCL's network transport between " + topo_.device(src).name + " and " +
+                                  topo_.device(dst).name + " needs a NIC, and their server has none");
+    append_path(r, topo_.pcie_path(src, dst));
+    return r;
+  }
+  const auto is_gpu = [&](DeviceId d) { return topo_.device(d).kind == DeviceKind::Gpu; };
+  bool staged = false;
+  if (src != *a) {
+    if (is_gpu(src))
+      staged = net_leg(r, src, *a, true) || staged;
+    else
+      append_path(r, topo_.pcie_path(src, *a));
+  }
+  if (*a != *b) append_path(r, topo_.pcie_path(*a, *b));  // the network
+  if (dst != *b) {
+    if (is_gpu(dst))
+      staged = net_leg(r, dst, *b, false) || staged;
+    else
+      append_path(r, topo_.pcie_path(*b, dst));
+  }
+  if (staged) add_both_crossings(r);  // host DMA, as SHM
+  return r;
+}
+
 Route Platform::route(DeviceId src, DeviceId dst, Transport transport) const {
   Route r;
   switch (transport) {
@@ -269,8 +319,7 @@ Route Platform::route(DeviceId src, DeviceId dst, Transport transport) const {
       break;
     case Transport::Net:
       if (src == dst) break;
-      r.setup = cost_.net_latency;
-      for (const topology::Path& p : net_paths(topo_, src, dst)) append_path(r, p);
+      r = net_route(src, dst);
       break;
   }
   r.transport = transport;
@@ -307,7 +356,8 @@ Transport Platform::resolve_transport(DeviceId src, DeviceId dst, Transport requ
   if (topo_.device(src).node != topo_.device(dst).node) return Transport::Net;
   const bool gpus = topo_.device(src).kind == DeviceKind::Gpu && topo_.device(dst).kind == DeviceKind::Gpu;
   if (src == dst || !gpus) return Transport::P2p;
-  return topology::decide_p2p(topo_, src, dst, policy, gpu_count).allowed ? Transport::P2p : Transport::Shm;
+  if (topology::decide_p2p(topo_, src, dst, policy, gpu_count).allowed) return Transport::P2p;
+  return policy.shm_disable ? Transport::Net : Transport::Shm;
 }
 
 Connection Platform::connect(DeviceId src, DeviceId dst, const topology::P2pPolicy& policy,
@@ -326,6 +376,18 @@ Connection Platform::connect(DeviceId src, DeviceId dst, const topology::P2pPoli
     // SHM: NCCL rewrites the path GPU -> local CPU -> GPU and classes it PHB, or SYS across sockets.
     const bool same_socket = topo_.socket_of(src) == topo_.socket_of(dst);
     c.path = d.allowed ? d.path : same_socket ? topology::PathClass::PHB : topology::PathClass::SYS;
+    if (!d.allowed && policy.shm_disable) {
+      // NCCL_SHM_DISABLE: no SHM transport, so NCCL's next one, the network, loops back through a NIC.
+      if (!nearest_nic(topo_, src))
+        throw InputError(
+            "", "--nccl-env NCCL_SHM_DISABLE", topo_.device(src).name + " and " + topo_.device(dst).name +
+                " cannot use P2P, and without SHM NCCL needs its network transport, but the server has no NIC (NCCL's "
+            "socket transport over the loopback interface is not modelled)");
+      c.transport = Transport::Net;
+      c.path = topology::PathClass::NET;
+      c.reason += "; NCCL_SHM_DISABLE=1: the network transport, looped back through " +
+                  topo_.device(*nearest_nic(topo_, src)).name;
+    }
   }
   const Route r = route(src, dst, c.transport);
   c.setup = r.setup;
@@ -375,11 +437,34 @@ std::optional<DeviceId> nearest_nic(const topology::Topology& topo, DeviceId dev
   return topo.memo("nearest_nic", device, [&](DeviceId d) { return compute_nearest_nic(topo, d); });
 }
 
-std::vector<topology::Path> net_paths(const topology::Topology& topo, DeviceId src, DeviceId dst) {
-  if (topo.device(src).node == topo.device(dst).node) return {topo.pcie_path(src, dst)};
-  const auto a = nearest_nic(topo, src), b = nearest_nic(topo, dst);
-  if (!a || !b) return {topo.pcie_path(src, dst)};
-  return {topo.pcie_path(src, *a), topo.pcie_path(*a, *b), topo.pcie_path(*b, dst)};
+bool uses_gdr(const topology::Topology& topo, DeviceId gpu, DeviceId nic, bool read, const NetPolicy& policy,
+              std::string* reason) {
+  const auto say = [&](bool v, const std::string& why) {
+    if (reason) *reason = why;
+    return v;
+  };
+  const Device& g = topo.device(gpu);
+  const Device& n = topo.device(nic);
+  if (g.kind != DeviceKind::Gpu || g.gpu == nullptr) return say(true, "not a GPU: the NIC reaches it directly");
+  if (n.nic == nullptr || !n.nic->gpudirect_rdma) return say(false, n.name + " has no GPUDirect RDMA");
+  if (g.gpu->geforce) return say(false, "GeForce cards have no GPUDirect RDMA");
+  if (read && policy.gdr_read == 0) return say(false, "NCCL_NET_GDR_READ=0: sends are staged");
+  if (read && policy.gdr_read < 0 && g.gpu->sm < 80) {
+    // NCCL: before Ampere, GDR reads only when the GPU is alone or has an NVLink peer (no other PCIe flows).
+    bool alone = true, nvlink = false;
+    for (DeviceId o : topo.node_devices(g.node)) {
+      if (o == gpu || topo.device(o).kind != DeviceKind::Gpu) continue;
+      alone = false;
+      nvlink = nvlink || topo.path(gpu, o).nccl == topology::PathClass::NVL;
+    }
+    if (!alone && !nvlink) return say(false, "before Ampere NCCL reads GPU memory from the NIC only with an NVLink peer");
+  }
+  const topology::PathClass level = policy.gdr_level.value_or(topology::PathClass::PXB);
+  const topology::PathClass distance = topo.pcie_path(gpu, nic).nccl;
+  if (distance > level)
+    return say(false, "GPU-NIC path " + std::string(topology::to_string(distance)) + " is beyond NCCL_NET_GDR_LEVEL " +
+                          std::string(topology::to_string(level)));
+  return say(true, "GPUDirect RDMA (path " + std::string(topology::to_string(distance)) + ")");
 }
 
 std::string_view to_string(Transport t) {

@@ -71,12 +71,32 @@ struct Connection {
   std::string reason;   // the P2P decision, for people
 };
 
+/// What NCCL's network transport may do with GPU memory (nccl.md §d.3; paths.cc ncclTopoCheckGdr):
+/// GPUDirect RDMA lets the NIC read (send) and write (receive) GPU memory over PCIe; without it the
+/// bytes are staged through pinned host memory next to the GPU. Set per process, as NCCL reads it.
+struct NetPolicy {
+  /// NCCL_NET_GDR_LEVEL: the farthest GPU-NIC path class that uses GDR; nullopt: NCCL's default PXB.
+  std::optional<topology::PathClass> gdr_level;
+  /// NCCL_NET_GDR_READ: 0 never read GPU memory from the NIC (sends stage), 1 always where GDR is
+  /// allowed, -2 NCCL's default (reads on from Ampere, before it only with an NVLink peer or alone).
+  int gdr_read = -2;
+  bool operator==(const NetPolicy&) const = default;
+};
+
+/// Whether NCCL uses GPUDirect RDMA between `gpu` and `nic` for sends (`read`) or receives: both
+/// support it (GeForce cards do not: NVIDIA's GPUDirect RDMA guide names Tesla and Quadro class
+/// GPUs), the path class is at most the level, and for reads NCCL_NET_GDR_READ's rule. A device that
+/// is not a GPU (a CPU socket's memory) is never staged. `reason` says why, for people.
+bool uses_gdr(const topology::Topology& topo, topology::DeviceId gpu, topology::DeviceId nic, bool read,
+              const NetPolicy& policy, std::string* reason = nullptr);
+
 class Platform {
  public:
-  Platform(topology::Topology topology, calibration::CostModel cost);
+  Platform(topology::Topology topology, calibration::CostModel cost, NetPolicy net = {});
 
   const topology::Topology& topology() const { return topo_; }
   const calibration::CostModel& cost_model() const { return cost_; }
+  const NetPolicy& net_policy() const { return net_; }
   /// Links: index i < topology().links().size() models Topology link i; then one DRAM link per NUMA
   /// node (one per socket unless the layout sets "nps"); then one "both directions" link per PCIe /
   /// chipset-uplink link (see both_of).
@@ -94,7 +114,9 @@ class Platform {
 
   /// The route of a transfer with a resolved transport. P2p: Topology::path (NVLink when present);
   /// Shm: GPU -> its socket's memory -> GPU over PCIe; HostCopy: a socket's memory <-> a device (crossing
-  /// the inter-socket link when remote); Net: the PCIe/network route. Throws std::invalid_argument when
+  /// the inter-socket link when remote); Net: GPU -> its NIC (over PCIe with GPUDirect RDMA, else through
+  /// pinned host memory next to the GPU) -> the network -> the peer's NIC -> GPU; within one server the
+  /// sender's NIC loops back (NCCL_SHM_DISABLE without P2P). Throws std::invalid_argument when
   /// the transport cannot join the two devices (e.g. SHM between two servers, HostCopy without a CPU).
   Route route(topology::DeviceId src, topology::DeviceId dst, Transport transport) const;
 
@@ -126,10 +148,13 @@ class Platform {
   void append_path(Route& r, const topology::Path& p) const;
   Route staged_route(topology::DeviceId src, topology::DeviceId dst) const;
   Route host_copy_route(topology::DeviceId src, topology::DeviceId dst) const;
+  Route net_route(topology::DeviceId src, topology::DeviceId dst) const;
+  bool net_leg(Route& r, topology::DeviceId gpu, topology::DeviceId nic, bool send) const;
   void finish(Route& r) const;
 
   topology::Topology topo_;
   calibration::CostModel cost_;
+  NetPolicy net_;
   std::vector<PlatformLink> links_;
   std::map<int, std::size_t> dram_;               // per NUMA node: its DRAM link
   std::vector<std::optional<std::size_t>> both_;  // per Topology link: its "both directions" link
@@ -144,11 +169,5 @@ std::string_view to_string(Transport t);
 /// GPU of a rail-optimised server (DGX: two GPUs and two NICs per switch) gets its own NIC. A NIC is
 /// its own; nullopt when the server has no NIC.
 std::optional<topology::DeviceId> nearest_nic(const topology::Topology& topo, topology::DeviceId device);
-
-/// The pieces of a network route between servers: src -> nearest_nic(src) over PCIe, that NIC -> the
-/// destination's nearest NIC over the network, then down to dst. Within one server (or without NICs):
-/// the plain PCIe path.
-std::vector<topology::Path> net_paths(const topology::Topology& topo, topology::DeviceId src,
-                                      topology::DeviceId dst);
 
 }  // namespace rigsim::model

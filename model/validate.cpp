@@ -166,8 +166,12 @@ class Validator {
 
   void collective(std::size_t s, std::vector<PointCheck>& out) {
     const Series& x = m_.series[s];
-    const Platform& p = platform_(x.nodes);
-    BenchOptions b = bench_options(p, s);
+    const Platform& given = platform_(x.nodes);
+    BenchOptions b = bench_options(given, s);
+    // A series whose NCCL environment changes the network routes (NCCL_NET_GDR_*) runs on its own copy.
+    std::optional<Platform> own;
+    if (b.collective.net != NetPolicy{}) own.emplace(given.topology(), given.cost_model(), b.collective.net);
+    const Platform& p = own ? *own : given;
     for (std::size_t i = 0; i < x.points.size(); ++i) {
       const Point& pt = x.points[i];
       b.sweep = {pt.bytes, pt.bytes, 2, 0};

@@ -27,6 +27,9 @@ struct P2pPolicy {
   std::optional<PathClass> level;   // NCCL_P2P_LEVEL; nullopt: NCCL's default rule
   bool disable = false;             // NCCL_P2P_DISABLE=1 (same as level LOC)
   int nccl_version = kNcclVersion;  // whose default P2P level applies
+  /// NCCL_SHM_DISABLE=1: where P2P is not used, NCCL's network transport (loopback through the
+  /// sender's NIC) instead of staging through host memory (model::Platform::connect).
+  bool shm_disable = false;
 };
 
 struct P2pDecision {

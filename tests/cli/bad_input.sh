@@ -67,7 +67,9 @@ expect_error "expected at least 1 GPU per server, got 0" bench "$layout" -g 0
 expect_error "expected a root rank of 0 or more, got -1" bench "$layout" --op broadcast -r -1
 expect_error "is not a whole number of bytes" bench "$layout" -b 1.5
 expect_error "expected GPU ids like 0,1,2,3" bench "$layout" --gpus ""
-expect_error "NCCL reads it but rigsim does not model it" bench "$layout" --nccl-env NCCL_SHM_DISABLE=1
+expect_error "NCCL reads it but rigsim does not model it" bench "$layout" --nccl-env NCCL_CROSS_NIC=1
+expect_error "but the server has no NIC" bench "$layout" --nccl-env NCCL_SHM_DISABLE=1
+expect_error "expected LOC, PIX, PXB, PHB (NODE) or SYS" bench "$layout" --nccl-env NCCL_NET_GDR_LEVEL=NVL
 expect_error "unknown NCCL variable" bench "$layout" --nccl-env NCCL_FOO=1
 expect_error "expected KEY=VALUE" bench "$layout" --nccl-env NCCL_ALGO
 expect_error "is not a regular file" topo /dev/zero

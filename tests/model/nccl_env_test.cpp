@@ -31,6 +31,15 @@ TEST(NcclEnv, ModelledKeysSetTheOptionsNcclWould) {
   // BUFFSIZE 8 MiB: Simple ring chunks of 4 of NCCL_STEPS 8 slots = 4 MiB, chain chunks 1 slot = 1 MiB.
   EXPECT_DOUBLE_EQ(o.ring_chunk.value, 4.0 * 1024 * 1024);
   EXPECT_DOUBLE_EQ(o.chain_chunk.value, 1.0 * 1024 * 1024);
+  EXPECT_FALSE(o.p2p.shm_disable);
+  EXPECT_EQ(o.net, NetPolicy{});
+  apply_nccl_env({{"NCCL_SHM_DISABLE", "1"}, {"NCCL_NET_GDR_LEVEL", "node"}, {"NCCL_NET_GDR_READ", "0"},
+                  {"NCCL_MIN_NCHANNELS", "8"}},
+                 o);
+  EXPECT_TRUE(o.p2p.shm_disable);
+  EXPECT_EQ(o.net.gdr_level, topology::PathClass::PHB);  // NODE is NCCL's PHB
+  EXPECT_EQ(o.net.gdr_read, 0);
+  EXPECT_EQ(o.nccl_min_channels, 8);
   apply_nccl_env({{"NCCL_P2P_DISABLE", "1"}, {"NCCL_ALGO", "NVLS"}}, o);
   EXPECT_TRUE(o.p2p.disable);
   EXPECT_EQ(o.algorithm, Algorithm::Nvls);
@@ -43,9 +52,11 @@ TEST(NcclEnv, ALaterSettingWins) {
 }
 
 TEST(NcclEnv, UnmodelledUnknownAndBadValuesAreNamed) {
-  EXPECT_NE(error_of({{"NCCL_SHM_DISABLE", "1"}}).find("--nccl-env NCCL_SHM_DISABLE: NCCL reads it but rigsim does not"),
+  EXPECT_NE(error_of({{"NCCL_CROSS_NIC", "1"}}).find("--nccl-env NCCL_CROSS_NIC: NCCL reads it but rigsim does not"),
             std::string::npos);
-  EXPECT_NE(error_of({{"NCCL_CROSS_NIC", "1"}}).find("does not model it"), std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_NET_GDR_LEVEL", "NVB"}}).find("expected LOC, PIX, PXB, PHB (NODE) or SYS"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_SHM_DISABLE", "2"}}).find("from 0 to 1"), std::string::npos);
   EXPECT_NE(error_of({{"NCCL_P2P_LEVL", "SYS"}}).find("did you mean"), std::string::npos)
       << error_of({{"NCCL_P2P_LEVL", "SYS"}});
   EXPECT_NE(error_of({{"NCCL_P2P_LEVEL", "FAR"}}).find("expected LOC, NVL"), std::string::npos);

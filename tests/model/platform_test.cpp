@@ -157,5 +157,105 @@ TEST(Platform, DumpIsDeterministicAndComplete) {
     EXPECT_NE(a.find(needle), std::string::npos) << needle << "\n" << a;
 }
 
+// ---- The network transport: GPUDirect RDMA or staging through host memory (NCCL_NET_GDR_*) --------
+
+/// One server: two GPUs of `gpu` on root ports rc0, rc1 of an EPYC 7003 and a ConnectX-6 either on its
+/// own root port rc2 (`nic_parent` "rc2": GPU-NIC path PHB) or under a switch with g0 ("sw0": PIX).
+std::string net_server(const std::string& gpu, const std::string& nic_parent) {
+  return R"({"name": "net", "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16}],
+    "switches": [{"id": "sw0", "model": "pex88096", "parent": "rc0"}],
+    "gpus": [{"id": "g0", "model": ")" + gpu + R"(", "parent": "sw0"}, {"id": "g1", "model": ")" + gpu +
+         R"(", "parent": "rc1"}],
+    "nics": [{"id": "nic0", "model": "connectx-6-200g", "parent": ")" + nic_parent + R"("}]})";
+}
+
+int dram_crossings(const Platform& p, const Route& r) {
+  int n = 0;
+  for (const Crossing& h : r.crossings) n += p.crossing_name(h).find("/dram") != std::string::npos;
+  return n;
+}
+
+/// GPU g0 of server 0 to g0 of server 1 over the network transport.
+Route net_route(const Platform& p) {
+  const auto gpus = p.topology().gpus();
+  return p.route(gpus[0], gpus[2], Transport::Net);
+}
+
+Platform net_cluster(const std::string& gpu, const std::string& nic_parent, NetPolicy policy = {}) {
+  return Platform(topology::build_cluster(topology::testing::spec_from_text(net_server(gpu, nic_parent)), 2),
+                  calibration::default_cost_model(), policy);
+}
+
+TEST(NetTransport, GdrWithinNcclsLevelGoesStraightToTheNic) {
+  // A100 and the NIC under one switch (PIX <= PXB): the NIC reads and writes GPU memory over PCIe.
+  const Platform p = net_cluster("a100-pcie-40gb", "sw0");
+  const Route r = net_route(p);
+  EXPECT_EQ(dram_crossings(p, r), 0);
+  // 200 Gb/s = 25 GB/s x network_efficiency is the slowest link (the Gen4 x16 PCIe carries more).
+  expect_closed_form("25 GB/s x network_efficiency", 25.0 * p.cost_model().network_efficiency,
+                     r.bottleneck.gb_per_s(), "GB/s");
+}
+
+TEST(NetTransport, BeyondTheGdrLevelBothEndsStageThroughHostMemory) {
+  // NIC on its own root port: path PHB > NCCL's default PXB: no GDR, each end writes and reads pinned
+  // host memory of its GPU's socket (two crossings per server); NCCL_NET_GDR_LEVEL=PHB allows GDR.
+  const Platform staged = net_cluster("a100-pcie-40gb", "rc2");
+  std::string why;
+  const auto& t = staged.topology();
+  EXPECT_FALSE(uses_gdr(t, t.gpus()[0], *nearest_nic(t, t.gpus()[0]), true, {}, &why));
+  EXPECT_NE(why.find("beyond NCCL_NET_GDR_LEVEL PXB"), std::string::npos) << why;
+  EXPECT_EQ(dram_crossings(staged, net_route(staged)), 4);
+  NetPolicy phb;
+  phb.gdr_level = topology::PathClass::PHB;
+  const Platform gdr = net_cluster("a100-pcie-40gb", "rc2", phb);
+  EXPECT_EQ(dram_crossings(gdr, net_route(gdr)), 0);
+  EXPECT_LT(net_route(gdr).latency.value, net_route(staged).latency.value + 1e-12);
+}
+
+TEST(NetTransport, GeforceCardsNeverUseGdr) {
+  const Platform p = net_cluster("rtx-3090", "sw0");  // NIC on the GPU's switch, still staged
+  std::string why;
+  const auto& t = p.topology();
+  EXPECT_FALSE(uses_gdr(t, t.gpus()[0], *nearest_nic(t, t.gpus()[0]), false, {}, &why));
+  EXPECT_NE(why.find("GeForce"), std::string::npos) << why;
+  EXPECT_EQ(dram_crossings(p, net_route(p)), 4);
+}
+
+TEST(NetTransport, BeforeAmpereSendsStageWithoutAnNvlinkPeer) {
+  // V100 PCIe (sm70) with a PCIe-only peer: NCCL keeps GDR for receives but stages sends (reads of
+  // GPU memory by the NIC) unless NCCL_NET_GDR_READ=1.
+  const Platform p = net_cluster("v100-pcie", "sw0");
+  const auto& t = p.topology();
+  const topology::DeviceId g = t.gpus()[0], nic = *nearest_nic(t, g);
+  EXPECT_FALSE(uses_gdr(t, g, nic, true, {}));
+  EXPECT_TRUE(uses_gdr(t, g, nic, false, {}));
+  EXPECT_EQ(dram_crossings(p, net_route(p)), 2) << "the sending end only";
+  NetPolicy read;
+  read.gdr_read = 1;
+  EXPECT_TRUE(uses_gdr(t, g, nic, true, read));
+  const Platform both = net_cluster("v100-pcie", "sw0", read);
+  EXPECT_EQ(dram_crossings(both, net_route(both)), 0);
+}
+
+TEST(NetTransport, ShmDisableLoopsBackThroughTheNic) {
+  // Two RTX 3090 (no P2P on a stock driver) with SHM disabled: NCCL's network transport through the
+  // NIC, staged through host memory at both ends (GeForce: no GDR).
+  const Platform p = platform_of(net_server("rtx-3090", "sw0"));
+  const auto& t = p.topology();
+  topology::P2pPolicy no_shm;
+  no_shm.shm_disable = true;
+  const Connection c = p.connect(t.gpus()[0], t.gpus()[1], no_shm, 2);
+  EXPECT_EQ(c.transport, Transport::Net);
+  EXPECT_EQ(c.path, topology::PathClass::NET);
+  EXPECT_NE(c.reason.find("NCCL_SHM_DISABLE"), std::string::npos);
+  EXPECT_EQ(dram_crossings(p, p.route(t.gpus()[0], t.gpus()[1], Transport::Net)), 4);
+  EXPECT_EQ(p.connect(t.gpus()[0], t.gpus()[1], {}, 2).transport, Transport::Shm);
+  // Without a NIC there is no network transport to fall back on: a clear error.
+  const Platform bare = platform_of(kStagedUnequalLegs);
+  EXPECT_THROW(bare.connect(bare.topology().find("g0"), bare.topology().find("g1"), no_shm, 2), InputError);
+}
+
 }  // namespace
 }  // namespace rigsim::model
