@@ -2,6 +2,7 @@
 // with its table, footer and a short "why" section; --json for machines.
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -34,8 +35,35 @@ struct BenchCli {
   std::vector<std::string> nccl_env;
 };
 
+/// NCCL's environment as given: the shell's (when asked), then --nccl-env (a later setting wins).
+model::NcclEnv nccl_env(const BenchCli& o) {
+  model::NcclEnv env = o.env_from_shell ? model::nccl_env_from(environ) : model::NcclEnv{};
+  for (auto& kv : model::parse_nccl_env_args(o.nccl_env)) env.push_back(std::move(kv));
+  return env;
+}
+
+/// The layout: the argument, or NCCL_TOPO_FILE (the topology NCCL reads instead of detecting one).
+/// Both naming different files is an error: NCCL would see the XML, rigsim the argument.
+std::string layout_path(const BenchCli& o) {
+  std::string topo_file;
+  for (const auto& [key, value] : nccl_env(o))
+    if (key == "NCCL_TOPO_FILE") topo_file = value;
+  if (topo_file.empty()) {
+    if (o.layout.empty())
+      throw InputError("", "layout", "expected a layout JSON or NCCL topology XML file (or NCCL_TOPO_FILE)");
+    return o.layout;
+  }
+  if (!std::filesystem::is_regular_file(topo_file))
+    throw InputError(topo_file, "--nccl-env NCCL_TOPO_FILE", "no such file");
+  if (!o.layout.empty() && !std::filesystem::equivalent(o.layout, topo_file))
+    throw InputError("", "--nccl-env NCCL_TOPO_FILE",
+                     "names " + topo_file + " but the layout argument is " + o.layout +
+                         ": NCCL would read the topology file; give one of them");
+  return topo_file;
+}
+
 topology::Topology load_topology(const BenchCli& o) {
-  return topology::read_layout(o.layout, o.nodes);
+  return topology::read_layout(layout_path(o), o.nodes);
 }
 
 model::CollectiveOp parse_op(const std::string& name) {
@@ -95,8 +123,7 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
   if (!o.p2p_level.empty()) b.collective.p2p.level = topology::parse_path_class(o.p2p_level);
   if (!o.nccl_version.empty()) b.collective.p2p.nccl_version = topology::parse_nccl_version(o.nccl_version);
   // NCCL's environment last: the shell's, then --nccl-env (a later setting wins, as in a shell).
-  if (o.env_from_shell) model::apply_nccl_env(model::nccl_env_from(environ), b.collective);
-  model::apply_nccl_env(model::parse_nccl_env_args(o.nccl_env), b.collective);
+  model::apply_nccl_env(nccl_env(o), b.collective);
   return b;
 }
 
@@ -126,8 +153,7 @@ void add_bench(CLI::App& app, Action& action) {
   auto opt = std::make_shared<BenchCli>();
   CLI::App* cmd =
       app.add_subcommand("bench", "nccl-tests (all_reduce_perf, ...) on a simulated server or cluster");
-  cmd->add_option("layout", opt->layout, "Layout JSON or NCCL topology XML file")
-      ->required()
+  cmd->add_option("layout", opt->layout, "Layout JSON or NCCL topology XML file (or NCCL_TOPO_FILE)")
       ->check(CLI::ExistingFile);
   cmd->add_option(
       "--op", opt->op,
@@ -158,9 +184,10 @@ void add_bench(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));
   cmd->add_option(
       "--nccl-env", opt->nccl_env,
-      "NCCL environment variable KEY=VALUE, repeatable: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, NCCL_ALGO, "
-      "NCCL_PROTO, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE (--p2p-level, --p2p-disable, "
-      "--algo, --proto are aliases); others are named in an error");
+      "NCCL environment variable KEY=VALUE, repeatable: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, "
+      "NCCL_SHM_DISABLE, NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, "
+      "NCCL_BUFFSIZE, NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ, NCCL_TOPO_FILE, NCCL_GRAPH_FILE (--p2p-level, "
+      "--p2p-disable, --algo, --proto are aliases); others are named in an error");
   cmd->add_flag("--nccl-env-from-shell", opt->env_from_shell,
                 "Read NCCL_* variables from rigsim's environment");
   add_cost_model_option(cmd, opt->cost_model);

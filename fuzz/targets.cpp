@@ -9,6 +9,7 @@
 #include "topology/build.hpp"
 #include "topology/importers.hpp"
 #include "topology/layout_json.hpp"
+#include "topology/nccl_graph.hpp"
 #include "topology/nccl_xml.hpp"
 #include "workloads/scenario.hpp"
 
@@ -25,6 +26,10 @@ void layout_json(std::string_view bytes) {
 void nccl_xml(std::string_view bytes) {
   try {
     (void)topology::build_topology(topology::import_nccl_xml(std::string(bytes), "fuzz.xml"));
+  } catch (const InputError&) {
+  }
+  try {  // the same bytes as an NCCL graph file (NCCL_GRAPH_FILE)
+    (void)topology::parse_nccl_graphs(std::string(bytes), "fuzz.xml");
   } catch (const InputError&) {
   }
 }

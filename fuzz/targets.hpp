@@ -12,7 +12,7 @@ namespace rigsim::fuzz {
 
 /// Layout JSON -> LayoutSpec -> Topology (what `rigsim topo layout.json` does before printing).
 void layout_json(std::string_view bytes);
-/// NCCL topology XML -> LayoutSpec -> Topology.
+/// NCCL topology XML -> LayoutSpec -> Topology; the same bytes as an NCCL graph file.
 void nccl_xml(std::string_view bytes);
 /// Calibration profile JSON over the built-in cost model.
 void cost_model(std::string_view bytes);

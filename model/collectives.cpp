@@ -179,10 +179,42 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   return c;
 }
 
+/// NCCL_GRAPH_FILE's rings as device ids: each channel must list exactly the communicator's GPUs of
+/// the one server (NCCL matches every `dev` to a GPU of its system or fails).
+std::vector<std::vector<DeviceId>> graph_file_rings(const topology::Topology& topo, const CollectiveOptions& o,
+                                                     const std::vector<DeviceId>& ranks) {
+  if (node_count(topo, ranks) > 1)
+    fail("NCCL_GRAPH_FILE: rigsim applies a graph file within one server; this run spans " +
+         std::to_string(node_count(topo, ranks)) + " servers");
+  const std::vector<DeviceId>& local = topo.node_devices(topo.device(ranks.front()).node);
+  std::vector<DeviceId> gpus;
+  for (DeviceId d : local)
+    if (topo.device(d).kind == topology::DeviceKind::Gpu) gpus.push_back(d);
+  const std::set<DeviceId> want(ranks.begin(), ranks.end());
+  std::vector<std::vector<DeviceId>> out;
+  for (std::size_t c = 0; c < o.graph_rings.size(); ++c) {
+    std::vector<DeviceId> ring;
+    for (int dev : o.graph_rings[c]) {
+      if (dev < 0 || static_cast<std::size_t>(dev) >= gpus.size())
+        fail("NCCL_GRAPH_FILE channel " + std::to_string(c) + ": GPU dev " + std::to_string(dev) +
+             " is not a GPU of " + topo.name() + " (it has " + std::to_string(gpus.size()) + ")");
+      ring.push_back(gpus[static_cast<std::size_t>(dev)]);
+    }
+    if (std::set<DeviceId>(ring.begin(), ring.end()) != want || ring.size() != want.size())
+      fail("NCCL_GRAPH_FILE channel " + std::to_string(c) + " lists " + std::to_string(ring.size()) +
+           " GPUs that are not the run's " + std::to_string(want.size()) +
+           " (NCCL fails to load a graph whose GPUs are not the communicator's)");
+    out.push_back(std::move(ring));
+  }
+  return out;
+}
+
 void build_rings(const Platform& platform, detail::ConnectionCache& cache, const CollectiveOptions& o,
                  CollectivePlan& plan) {
   std::set<std::pair<DeviceId, DeviceId>> seen;
-  for (auto& order : ring_channels(platform, plan.ranks, o.p2p, std::max(1, o.max_channels))) {
+  const bool from_file = !o.graph_rings.empty();
+  for (auto& order : from_file ? graph_file_rings(platform.topology(), o, plan.ranks)
+                               : ring_channels(platform, plan.ranks, o.p2p, std::max(1, o.max_channels))) {
     Ring ring{order, {}};
     for (std::size_t i = 0; i < order.size(); ++i) {
       const Connection& h = cache.get(order[i], order[(i + 1) % order.size()]);
@@ -194,8 +226,11 @@ void build_rings(const Platform& platform, detail::ConnectionCache& cache, const
   plan.channels = static_cast<int>(plan.rings.size());
   std::vector<std::vector<Connection>> hops;
   for (const Ring& r : plan.rings) hops.push_back(r.hops);
-  plan.nccl = nccl_channels(platform, hops, min_sm(platform.topology(), plan.ranks),
-                            node_count(platform.topology(), plan.ranks) > 1, o.nccl_min_channels, o.nccl_max_channels);
+  const int sm = min_sm(platform.topology(), plan.ranks);
+  const bool multi = node_count(platform.topology(), plan.ranks) > 1;
+  plan.nccl = from_file ? nccl_channels_from_graph(plan.channels, o.graph_speed_gbs, sm, multi, o.nccl_min_channels,
+                                                   o.nccl_max_channels)
+                        : nccl_channels(platform, hops, sm, multi, o.nccl_min_channels, o.nccl_max_channels);
 }
 
 std::string tag(const CollectivePlan& p, const char* what, std::size_t c, std::size_t k) {

@@ -70,6 +70,13 @@ struct CollectiveOptions {
   /// (CollectivePlan::nccl), applied after connect.cc's duplication as NCCL does.
   int nccl_min_channels = 0;
   int nccl_max_channels = 32;
+  /// NCCL_GRAPH_FILE: the ring graph NCCL loads instead of searching (graph id 0): one entry per
+  /// channel, the GPUs' CUDA device indices on the server in ring order, and its speed (speedintra,
+  /// GB/s). Empty: rigsim searches as NCCL does.
+  std::vector<std::vector<int>> graph_rings;
+  double graph_speed_gbs = 0;
+  /// NCCL_TOPO_FILE as given (the command that reads the environment loads it as the layout).
+  std::string topo_file;
   /// Ring step payload per transfer. NCCL's Simple protocol moves ALLREDUCE_CHUNKSTEPS (4) steps of
   /// 512 KiB (4 MiB buffer / NCCL_STEPS 8) = 2 MiB per chunk [R: NCCL src/include/collectives.h,
   /// src/include/device.h, recalled]. Pieces are never smaller than this.

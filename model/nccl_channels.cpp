@@ -62,6 +62,10 @@ double ring_share_gbs(const Platform& pf, const std::vector<std::vector<Connecti
   return share;
 }
 
+/// connect.cc's step on a ring graph of `g` channels at `s` GB/s (see nccl_channels()).
+NcclChannels connect(NcclChannels out, int g, double s, int min_sm, bool multi_node, int min_channels,
+                     int max_channels);
+
 }  // namespace
 
 double nccl_link_gbs(const Platform& platform, std::size_t link) {
@@ -131,6 +135,21 @@ NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vect
     g = dup;
     out.reason += ", doubled to " + std::to_string(g) + " at " + fixed(s, 1) + " GB/s";
   }
+  return connect(out, g, s, min_sm, multi_node, min_channels, max_channels);
+}
+
+NcclChannels nccl_channels_from_graph(int graph_channels, double speed_gbs, int min_sm, bool multi_node,
+                                      int min_channels, int max_channels) {
+  NcclChannels out;
+  out.reason = "NCCL_GRAPH_FILE: " + std::to_string(graph_channels) + " ring channel(s) at " + fixed(speed_gbs, 1) +
+               " GB/s (a loaded graph is neither searched nor doubled by the search)";
+  return connect(out, std::max(1, graph_channels), speed_gbs, min_sm, multi_node, min_channels, max_channels);
+}
+
+namespace {
+
+NcclChannels connect(NcclChannels out, int g, double s, int min_sm, bool multi_node, int min_channels,
+                     int max_channels) {
   // connect.cc: every channel is duplicated; Hopper across nodes doubles again below 16 when the
   // intra-node speed exceeds 45 GB/s; then NCCL_MAX_NCHANNELS, then NCCL_MIN_NCHANNELS (copies).
   int comm = std::min(kMaxChannels, 2 * g);
@@ -148,5 +167,7 @@ NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vect
   out.comm = comm;
   return out;
 }
+
+}  // namespace
 
 }  // namespace rigsim::model

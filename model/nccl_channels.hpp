@@ -33,4 +33,9 @@ double nccl_link_gbs(const Platform& platform, std::size_t link);
 NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vector<Connection>>& rings, int min_sm,
                            bool multi_node, int min_channels, int max_channels);
 
+/// The same for a ring graph NCCL loaded from NCCL_GRAPH_FILE: `graph_channels` at `speed_gbs` (the
+/// file's nchannels and speedintra), not searched or doubled by the search; connect.cc's steps apply.
+NcclChannels nccl_channels_from_graph(int graph_channels, double speed_gbs, int min_sm, bool multi_node,
+                                      int min_channels, int max_channels);
+
 }  // namespace rigsim::model

@@ -8,6 +8,7 @@
 
 #include "common/input.hpp"
 #include "common/suggest.hpp"
+#include "topology/nccl_graph.hpp"
 
 namespace rigsim::model {
 namespace {
@@ -40,8 +41,6 @@ bool flag(const std::string& key, const std::string& value) {
 const std::map<std::string, std::string>& unmodelled() {
   static const std::map<std::string, std::string> keys = {
       {"NCCL_CROSS_NIC", "rigsim's clusters have one NIC per GPU rail as NCCL's default"},
-      {"NCCL_TOPO_FILE", "give the NCCL XML itself as the layout argument instead"},
-      {"NCCL_GRAPH_FILE", "rigsim searches rings itself (as NCCL does without a graph file)"},
       {"NCCL_IB_HCA", "rigsim's NICs are the layout's"},
       {"NCCL_SOCKET_IFNAME", "rigsim's NICs are the layout's"},
       {"NCCL_IB_DISABLE", "not modelled"},
@@ -56,7 +55,24 @@ const std::map<std::string, std::string>& unmodelled() {
 std::vector<std::string> modelled_keys() {
   return {"NCCL_P2P_LEVEL",     "NCCL_P2P_DISABLE", "NCCL_ALGO",    "NCCL_PROTO",
           "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE",
-          "NCCL_MIN_NCHANNELS", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ"};
+          "NCCL_MIN_NCHANNELS", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ",
+          "NCCL_GRAPH_FILE",    "NCCL_TOPO_FILE"};
+}
+
+/// NCCL_GRAPH_FILE: NCCL loads the graph whose id is the ring graph's (0); one with no channels leaves
+/// NCCL (and rigsim) to search.
+void apply_graph_file(const std::string& key, const std::string& path, CollectiveOptions& o) {
+  if (path.empty()) fail(key, "expected the path of an NCCL graph XML file (NCCL_GRAPH_DUMP_FILE writes one)");
+  for (const topology::NcclGraph& g : topology::load_nccl_graphs(path))
+    if (g.id == 0) {
+      if (g.pattern != 4)
+        throw InputError(path, "graph id 0", "the ring graph has pattern " + std::to_string(g.pattern) +
+                                                 ", expected 4 (NCCL_TOPO_PATTERN_RING)");
+      o.graph_rings.assign(g.channels.begin(), g.channels.begin() + g.nchannels);
+      o.graph_speed_gbs = g.speed_intra;
+      return;
+    }
+  throw InputError(path, "", "no ring graph (<graph id=\"0\">): NCCL would search the rings itself");
 }
 
 }  // namespace
@@ -132,6 +148,13 @@ void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
       o.net.gdr_level = level;
     } else if (key == "NCCL_NET_GDR_READ") {
       o.net.gdr_read = flag(key, value) ? 1 : 0;
+    } else if (key == "NCCL_TOPO_FILE") {
+      // The topology NCCL reads instead of detecting one: the command loads it as the layout (bench);
+      // here it is only recorded, so a command with its layout fixed can refuse a different one.
+      if (value.empty()) fail(key, "expected the path of an NCCL topology XML file");
+      o.topo_file = value;
+    } else if (key == "NCCL_GRAPH_FILE") {
+      apply_graph_file(key, value, o);
     } else if (key == "NCCL_NVLS_ENABLE") {
       o.nvls_enable = integer(key, value, 0, 2) != 0;
     } else if (key == "NCCL_BUFFSIZE") {

@@ -28,7 +28,9 @@ NcclEnv nccl_env_from(const char* const* environ);
 ///   BUFFSIZE/8 on chains and trees, as NCCL's CHUNKSTEPS/NCCL_STEPS),
 ///   NCCL_SHM_DISABLE (0/1: without P2P, the network transport through a NIC instead of host memory),
 ///   NCCL_NET_GDR_LEVEL (LOC PIX PXB PHB SYS, NODE = PHB), NCCL_NET_GDR_READ (0/1): options.net, which
-///   the caller gives its Platform (the network transport's routes).
+///   the caller gives its Platform (the network transport's routes),
+///   NCCL_GRAPH_FILE (an NCCL graph XML: its ring graph's channels replace rigsim's ring search),
+///   NCCL_TOPO_FILE (recorded in options.topo_file: `bench` loads it as the layout).
 /// Keys NCCL reads that rigsim does not model (NCCL_CROSS_NIC, ...) and unknown keys are errors naming the key and what to do.
 /// Throws rigsim::InputError located at "--nccl-env KEY".
 void apply_nccl_env(const NcclEnv& env, CollectiveOptions& options);

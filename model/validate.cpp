@@ -120,6 +120,8 @@ class Validator {
     try {
       b.gpus = select_gpus(p.topology(), std::nullopt, indices);
       apply_nccl_env(NcclEnv(x.env.begin(), x.env.end()), b.collective);
+      if (!b.collective.topo_file.empty())
+        throw InputError("", "", "NCCL_TOPO_FILE: a measurement's topology is its rig's layout (\"layout\")");
       // The NCCL release the measurement ran, where the rig says (its rules differ by release).
       if (!m_.rig.nccl.empty()) try {
           b.collective.p2p.nccl_version = topology::parse_nccl_version(m_.rig.nccl);

@@ -71,6 +71,10 @@ expect_error "NCCL reads it but rigsim does not model it" bench "$layout" --nccl
 expect_error "but the server has no NIC" bench "$layout" --nccl-env NCCL_SHM_DISABLE=1
 expect_error "expected LOC, PIX, PXB, PHB (NODE) or SYS" bench "$layout" --nccl-env NCCL_NET_GDR_LEVEL=NVL
 expect_error "unknown NCCL variable" bench "$layout" --nccl-env NCCL_FOO=1
+expect_error "NCCL would read the topology file; give one of them" bench "$layout" --nccl-env NCCL_TOPO_FILE="$tmp/broken.xml"
+expect_error "expected a layout JSON or NCCL topology XML file (or NCCL_TOPO_FILE)" bench -b 1M
+expect_error "malformed XML" bench --nccl-env NCCL_TOPO_FILE="$tmp/broken.xml"
+expect_error "broken.xml: line 1: malformed XML" bench "$layout" --nccl-env NCCL_GRAPH_FILE="$tmp/broken.xml"
 expect_error "expected KEY=VALUE" bench "$layout" --nccl-env NCCL_ALGO
 expect_error "is not a regular file" topo /dev/zero
 expect_error "is a directory" topo "$layout" -o "$tmp"

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
+#include "common/input.hpp"
 #include "model/collectives.hpp"
 #include "model/nccl_env.hpp"
 #include "tests/model/collective_layouts.hpp"
@@ -117,6 +119,60 @@ TEST(NcclChannels, FasterPcieNeverGivesFewerChannels) {
     EXPECT_GE(c.comm, last) << "Gen" << gen << ": " << c.reason;
     last = c.comm;
   }
+}
+
+// ---- NCCL_GRAPH_FILE -----------------------------------------------------------------------------
+
+std::string write_graph(const std::string& name, const std::string& channels, int nchannels, int pattern = 4) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << R"(<graphs version="1"><graph id="0" pattern=")" << pattern
+                      << R"(" crossnic="0" nchannels=")" << nchannels
+                      << R"(" speedintra="12" speedinter="12" latencyinter="0" typeintra="PHB" typeinter="PIX" samechannels="1">)"
+                      << channels << "</graph></graphs>";
+  return path;
+}
+
+CollectivePlan graph_plan(const Platform& p, const std::string& path) {
+  CollectiveOptions o;
+  o.nvls_enable = false;
+  apply_nccl_env({{"NCCL_GRAPH_FILE", path}}, o);
+  return plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{1 << 30}, o);
+}
+
+TEST(NcclGraphFile, ItsChannelsAreTheRingsAndItsCountIsNotDoubledBySearch) {
+  // Three channels loaded at 12 GB/s: rings in the file's order (the second reversed); a loaded graph
+  // skips the search's doubling, connect.cc's x2 still applies: 6.
+  const Platform p = platform_of(pair_layout("epyc-7002", "rtx-a6000", 4));
+  const std::string path = write_graph("three.xml",
+                                       R"(<channel><gpu dev="0"/><gpu dev="1"/></channel>)"
+                                       R"(<channel><gpu dev="1"/><gpu dev="0"/></channel>)"
+                                       R"(<channel><gpu dev="0"/><gpu dev="1"/></channel>)",
+                                       3);
+  const CollectivePlan plan = graph_plan(p, path);
+  ASSERT_EQ(plan.rings.size(), 3u);
+  const auto g = p.topology().gpus();
+  EXPECT_EQ(plan.rings[1].order, (std::vector<topology::DeviceId>{g[1], g[0]}));
+  EXPECT_EQ(plan.nccl.graph, 3);
+  EXPECT_DOUBLE_EQ(plan.nccl.graph_gbs, 12.0);
+  EXPECT_EQ(plan.nccl.comm, 6) << plan.nccl.reason;
+  // Only nchannels of the listed channels are NCCL's.
+  EXPECT_EQ(graph_plan(p, write_graph("one.xml",
+                                       R"(<channel><gpu dev="0"/><gpu dev="1"/></channel>)"
+                                       R"(<channel><gpu dev="1"/><gpu dev="0"/></channel>)",
+                                       1))
+                .rings.size(),
+            1u);
+}
+
+TEST(NcclGraphFile, AGraphThatDoesNotFitTheRunIsAnError) {
+  const Platform p = platform_of(pair_layout("epyc-7002", "rtx-a6000", 4));
+  EXPECT_THROW(graph_plan(p, write_graph("far.xml", R"(<channel><gpu dev="0"/><gpu dev="2"/></channel>)", 1)),
+               InputError);
+  EXPECT_THROW(graph_plan(p, write_graph("short.xml", R"(<channel><gpu dev="0"/></channel>)", 1)), InputError);
+  EXPECT_THROW(graph_plan(p, write_graph("tree.xml", R"(<channel><gpu dev="0"/><gpu dev="1"/></channel>)", 1, 1)),
+               InputError);
+  CollectiveOptions o;
+  EXPECT_THROW(apply_nccl_env({{"NCCL_GRAPH_FILE", "/nonexistent.xml"}}, o), InputError);
 }
 
 }  // namespace
