@@ -452,6 +452,24 @@ double nvls_model_time(const calibration::CostModel& cost, const CollectivePlan&
   return cost.nccl_nvls_latency.value + p.size.value / (bus * n / (2 * (n - 1)));
 }
 
+/// NCCL up to 2.27 (tuning.cc at v2.18.3 ... v2.27.7): NVLS's bandwidth is its graph's channels x
+/// speed x 5/6. The NVLS search (search.cc ncclTopoSearchTryNvls) runs one channel per GPU (min = max
+/// = n within a server), each pulling `speed` from every GPU through the NVSwitch and twice that from
+/// its head GPU, so each GPU's NVLinks carry (n+1) x speed per direction: speed is the fastest table
+/// entry with (n+1) x speed <= the GPU's NVLink bandwidth. Infinity when none fits. NVLS latency as
+/// the newer model (23 us up to 2.20, 25 us after; the 2 us are not modelled).
+double nvls_graph_time(const topology::Topology& topo, const calibration::CostModel& cost, const CollectivePlan& p,
+                       double per_gpu_bw) {
+  const auto n = static_cast<double>(p.ranks.size());
+  for (double s : nccl_speed_table(min_sm(topo, p.ranks), false))
+    if ((n + 1) * s * 1e9 <= per_gpu_bw * (1 + 1e-9))
+      return cost.nccl_nvls_latency.value + p.size.value / (n * s * 1e9 * 5.0 / 6.0);
+  return std::numeric_limits<double>::infinity();
+}
+
+/// The first NCCL release whose NVLS time model uses nvlsEfficiency (2.28.3; 2.27.7 has the graph model).
+constexpr int kNvlsEfficiencyModel = 22803;
+
 /// NVLS all_reduce: one flow per ordered GPU pair through the NVSwitch, all at once after NCCL's NVLS
 /// latency, carrying nvls_pair_factor x S (see there); Simple protocol, steady model.
 void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost,
@@ -486,8 +504,10 @@ Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::C
     // (channels x hop rate: the GPU's NVLink bandwidth through the switch).
     const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
     const double ring = rp.time[proto_index(rp.chosen)].value;
-    const double nvls = nvls_model_time(cost, p, rp.bus_bw[proto_index(Protocol::Simple)].value,
-                                        cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)]);
+    const double per_gpu = rp.bus_bw[proto_index(Protocol::Simple)].value;
+    const double nvls = o.p2p.nccl_version < kNvlsEfficiencyModel
+                            ? nvls_graph_time(topo, cost, p, per_gpu)
+                            : nvls_model_time(cost, p, per_gpu, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)]);
     return nvls < ring ? Algorithm::Nvls : Algorithm::Ring;
   }
   // NCCL gives ring and tree the same bus bandwidth (channels x the slowest hop's rate) and compares

@@ -36,7 +36,7 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
-std::span<const double> speed_table(int sm, bool inter) {
+std::span<const double> table(int sm, bool inter) {
   if (sm >= 100) return inter ? std::span<const double>(kInter100) : std::span<const double>(kIntra100);
   if (sm >= 90) return inter ? std::span<const double>(kInter90) : std::span<const double>(kIntra90);
   return inter ? std::span<const double>(kInter) : std::span<const double>(kIntra);
@@ -68,6 +68,10 @@ NcclChannels connect(NcclChannels out, int g, double s, int min_sm, bool multi_n
 
 }  // namespace
 
+std::span<const double> nccl_speed_table(int sm, bool inter) {
+  return table(sm, inter);
+}
+
 double nccl_link_gbs(const Platform& platform, std::size_t link) {
   const auto& topo = platform.topology();
   if (link < topo.links().size()) {
@@ -85,7 +89,7 @@ NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vect
                            bool multi_node, int min_channels, int max_channels) {
   NcclChannels out;
   const double b = rings.empty() ? 0.0 : ring_share_gbs(platform, rings);
-  const auto speeds = speed_table(min_sm, multi_node);
+  const auto speeds = nccl_speed_table(min_sm, multi_node);
   int g = 0;
   double s = 0;
   if (!std::isfinite(b) || b <= 0) {

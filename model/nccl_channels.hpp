@@ -6,6 +6,7 @@
 // rate); this is the count NCCL would report ("Channel 00/24") and the one its tuning model uses.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct NcclChannels {
 /// constant (PlatformLink::nccl_bandwidth), any other link the platform's rate (NVLink rates already
 /// carry NCCL's per-architecture figures, DECISIONS "NVLink efficiency per generation").
 double nccl_link_gbs(const Platform& platform, std::size_t link);
+
+/// NCCL's search speed table (GB/s per channel, fastest first) for compute capability `sm` (SM<90,
+/// SM90, SM100 tables) within a server or across servers (search.cc speedArrayIntra / Inter).
+std::span<const double> nccl_speed_table(int sm, bool inter);
 
 /// NCCL's channel count for rings whose hops are `rings` (one vector of connections per distinct ring
 /// rigsim found). `min_sm`: the lowest compute capability of the ranks (it picks NCCL's speed table);

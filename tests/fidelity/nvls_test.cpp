@@ -82,6 +82,27 @@ TEST(Nvls, TwoGpusGetNvlsOnlyFromNccl2287) {
   EXPECT_THROW(plan_collective(p, CollectiveOp::AllReduce, two, Bytes{s}, o), InputError);
 }
 
+TEST(Nvls, UpToNccl227ItsGraphDecidesAndFourGpusKeepTheRing) {
+  // tuning.cc up to 2.27.7: NVLS algbw = n channels x speed x 5/6, speed the fastest SM90 table entry
+  // with (n+1) x speed <= the GPU's 370.8 GB/s of NVLink (each channel pulls twice from its head).
+  // 4 GPUs: 5 x 60 <= 370.8, NVLS 4 x 60 x 5/6 = 200 GB/s < ring 370.8 x 4/6 = 247: ring.
+  // 6 GPUs: 7 x 50, NVLS 250 > ring 370.8 x 6/10 = 222; 8 GPUs: 9 x 40, NVLS 266.7 > ring 211.9.
+  const Platform p = h200_box();
+  const auto all = p.topology().gpus();
+  const double s = 1024.0 * 1024 * 1024;
+  CollectiveOptions old;
+  old.p2p.nccl_version = topology::parse_nccl_version("2.18.3");
+  auto first = [&](std::size_t n) { return std::vector<topology::DeviceId>(all.begin(), all.begin() + n); };
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, first(4), Bytes{s}, old).algorithm, Algorithm::Ring);
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, first(6), Bytes{s}, old).algorithm, Algorithm::Nvls);
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, first(8), Bytes{s}, old).algorithm, Algorithm::Nvls);
+  old.p2p.nccl_version = topology::parse_nccl_version("2.27.7");
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, first(4), Bytes{s}, old).algorithm, Algorithm::Ring);
+  // From 2.28.3 the nvlsEfficiency model: 2 x 0.85 x 370.8 x 15/16 bus bandwidth, NVLS for 4 GPUs.
+  old.p2p.nccl_version = topology::parse_nccl_version("2.28.3");
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, first(4), Bytes{s}, old).algorithm, Algorithm::Nvls);
+}
+
 TEST(Nvls, NotOnAmpereAndForcingItThereIsAnError) {
   const auto dgx = testing::catalog_layout("dgx-a100");
   ASSERT_TRUE(dgx);
