@@ -128,6 +128,18 @@ TEST(P2pBench, CatalogNvlinkPairBeatsItsPcie) {
   EXPECT_GT(r.uni_p2p_on[0][1], 4 * r.uni_p2p_off[0][1]);
 }
 
+TEST(P2pBench, CopyEnginesGetMoreOfAnNvlinkThanNcclsKernels) {
+  // DGX A100: 12 NVLink3 x 25 GB/s through the NVSwitch. NCCL's kernels (128-byte payloads) get 20 of
+  // 25 (eta 0.8); cudaMemcpyPeer's copy engines move 256-byte payloads with the same per-packet
+  // overhead o = 128 (1/0.8 - 1) = 32 bytes: 256 / 288 of the wire = 266.7 GB/s one way, 533.3 both.
+  const auto topo = catalog_layout("dgx-a100");
+  if (!topo) GTEST_SKIP() << "scenarios/layouts/dgx-a100.json not written yet";
+  const P2pBenchResult r = run_p2p_bench(Platform(*topo, calibration::default_cost_model()), engine::run);
+  expect_closed_form("12 x 25 GB/s x 256 / (256 + 32)", 12 * 25 * 256.0 / 288, r.uni_p2p_on[0][1], "GB/s");
+  expect_closed_form("2 x 12 x 25 GB/s x 256 / 288", 2 * 12 * 25 * 256.0 / 288, r.bi_p2p_on[0][1], "GB/s");
+  // PCIe routes are not affected: the x8 pair stays at its PCIe rate (the ClosedForms test above).
+}
+
 TEST(P2pBench, CatalogX1RiserRigStaysUnderOneGBps) {
   const auto topo = catalog_layout("mining-3x3090-x1");
   if (!topo) GTEST_SKIP() << "scenarios/layouts/mining-3x3090-x1.json not written yet";
