@@ -125,7 +125,8 @@ std::vector<LinkUsage> busiest_links(const Platform& p, const detail::SimPlan& p
   std::map<std::pair<std::size_t, bool>, double> carried;
   for (std::size_t i = 0; i < phase.route_of.size(); ++i)
     for (const Crossing& h : plan.routes[phase.route_of[i]].route.crossings)
-      carried[{h.link, p.links()[h.link].duplex && h.downstream}] += (*phase.transfers)[i].bytes.value;
+      carried[{h.link, p.links()[h.link].duplex && h.downstream}] +=
+          (*phase.transfers)[i].bytes.value * plan.routes[phase.route_of[i]].route.wire_per_byte;
   std::vector<LinkUsage> out;
   for (const auto& [key, bytes] : carried) {
     if (bytes <= 0) continue;

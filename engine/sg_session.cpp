@@ -360,7 +360,7 @@ void Runner::transfer(Worker* w) {
       w->flows->set_receiver(sinks_.at(ends_[k].second));
       w->sink = ends_[k].second;
     }
-    w->flows->put(&payload_, static_cast<std::uint64_t>(std::llround(t.bytes.value)));
+    w->flows->put(&payload_, static_cast<std::uint64_t>(std::llround(t.bytes.value * r.wire_per_byte)));
     // Take the finished Comm off the mailbox (it is the only one there; a get on an empty mailbox would
     // post a receive for a later put to match instead).
     w->flows->get<int>();

@@ -218,6 +218,33 @@ void Platform::append_path(Route& r, const topology::Path& p) const {
     r.crossings.push_back({p.links[i], topo_.link(p.links[i]).up == p.devices[i]});
 }
 
+namespace {
+
+/// Link bytes per payload byte of a P2P route. Intel root complexes forward GPU peer-to-peer traffic as
+/// 64-byte TLPs (NCCL src/graph/topo.h: "Intel CPU convert GPU P2P traffic into 64B PCI TLPs, so GPU to
+/// GPU traffic consumes more PCI bandwidth"); with the 5-dword overhead per TLP of Intel's AN 456
+/// (hardware.md §2.1: 256 / (256 + 20) for a 256-byte maximum payload) a 64-byte TLP carries 64 / 84 of
+/// its wire bytes, so a payload byte costs (256 / 276) / (64 / 84) = 1.217 of what the links' rates
+/// (measured with full-size TLPs, pcie_efficiency) assume. NCCL plans with 6/5 = 1.2. Any route that turns
+/// in an Intel root complex (a host bridge's root ports, or the CPU between two host bridges); a route
+/// through an AMD CPU, within one PCIe switch, or over NVLink: 1.
+double p2p_wire_per_byte(const topology::Topology& topo, const topology::Path& path) {
+  constexpr double kOverhead = 20, kMaxPayload = 256, kIntelTlp = 64;
+  for (topology::LinkId l : path.links)
+    if (topo.link(l).kind == topology::LinkKind::NvLink) return 1.0;
+  for (DeviceId d : path.devices) {
+    // Through the root complex: a host bridge (root ports of one complex) or the CPU between two.
+    const DeviceKind k = topo.device(d).kind;
+    if (k != DeviceKind::Cpu && k != DeviceKind::HostBridge) continue;
+    const Device& cpu = topo.device(k == DeviceKind::Cpu ? d : topo.socket_of(d));
+    if (cpu.cpu != nullptr && cpu.cpu->vendor == topology::Vendor::Intel)
+      return (kMaxPayload / (kMaxPayload + kOverhead)) / (kIntelTlp / (kIntelTlp + kOverhead));
+  }
+  return 1.0;
+}
+
+}  // namespace
+
 Route Platform::staged_route(DeviceId src, DeviceId dst) const {
   if (topo_.device(src).node != topo_.device(dst).node)
     throw std::invalid_argument("SHM staging between " + topo_.device(src).name + " and " +
@@ -310,6 +337,7 @@ Route Platform::route(DeviceId src, DeviceId dst, Transport transport) const {
       if (src == dst) break;  // a device to itself: nothing moves
       r.setup = cost_.p2p_latency;
       append_path(r, topo_.path(src, dst));
+      r.wire_per_byte = p2p_wire_per_byte(topo_, topo_.path(src, dst));
       break;
     case Transport::Shm:
       r = staged_route(src, dst);
@@ -338,7 +366,7 @@ void Platform::finish(Route& r) const {
   }
   double best = std::numeric_limits<double>::infinity();
   for (const auto& [hop, n] : crossings) best = std::min(best, links_[hop.link].bandwidth.value / n);
-  r.bottleneck = {std::isinf(best) ? 0.0 : best};
+  r.bottleneck = {std::isinf(best) ? 0.0 : best / r.wire_per_byte};
 }
 
 std::string Platform::crossing_name(const Crossing& hop) const {

@@ -53,7 +53,10 @@ struct Route {
   std::vector<Crossing> crossings;
   Seconds setup;              // fixed per-transfer latency of the transport (CostModel)
   Seconds latency;            // setup + latencies of the links crossed: a zero-byte transfer's duration
-  BytesPerSecond bottleneck;  // best rate alone: min over links of bandwidth / times crossed
+  BytesPerSecond bottleneck;  // best rate alone: min over links of bandwidth / times crossed / wire_per_byte
+  /// Link bytes per payload byte: 1, except GPU-to-GPU PCIe P2P through an Intel root complex, which
+  /// splits it into 64-byte TLPs (Platform::route). The simulation moves bytes x this.
+  double wire_per_byte = 1.0;
 };
 
 /// How two devices talk and what it costs, as NCCL / CUDA would decide it and as the simulation will

@@ -230,9 +230,32 @@ TEST(Transfers, CrossSocketIsBoundedByTheInterSocketLink) {
   const double lat = c.host_copy_latency.value + c.inter_socket_latency.value + c.pcie_hop_latency.value;
   expect_closed_form("S/B_qpi + latency", kGiB / qpi + lat, duration(h2d.transfers[0]).value, "s");
   // A forced GPU-to-GPU copy between the sockets (Intel: no P2P across QPI, but the route is the same).
+  // It turns in Intel root complexes, which forward peer traffic as 64-byte TLPs: every payload byte
+  // costs (256/276)/(64/84) = 1.217 link bytes (Platform::route).
   const RunResult p2p = engine::run(p, {copy(p, "g0", "g1", kGiB, Transport::P2p)});
+  const double tlp = (256.0 / 276) / (64.0 / 84);
   EXPECT_GE(duration(p2p.transfers[0]).value, kGiB / qpi);
-  expect_closed_form("S/B_qpi + latency", kGiB / qpi, duration(p2p.transfers[0]).value, "s");
+  expect_closed_form("1.217 S/B_qpi + latency", tlp * kGiB / qpi, duration(p2p.transfers[0]).value, "s");
+}
+
+TEST(Transfers, IntelRootComplexSplitsPeerTrafficInto64ByteTlps) {
+  // Two P100 on Gen3 x16 root ports of one Xeon E5 v4: P2P at (256/276)/(64/84) of the PCIe rate; the
+  // same pair on an EPYC keeps the full rate. NCCL plans the Intel case with 5/6 (topo.h).
+  const auto pair = [](const std::string& cpu) {
+    return R"({"name": "rc-pair", "cpus": [{"id": "cpu0", "model": ")" + cpu + R"("}],
+      "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16}],
+      "slots": [{"id": "s0", "parent": "rc0", "gen": 3, "width": 16}, {"id": "s1", "parent": "rc1", "gen": 3, "width": 16}],
+      "gpus": [{"id": "g0", "model": "tesla-p100-pcie-16gb", "slot": "s0"}, {"id": "g1", "model": "tesla-p100-pcie-16gb", "slot": "s1"}]})";
+  };
+  const Platform intel = platform_of(pair("xeon-e5-v4"));
+  const Platform amd = platform_of(pair("epyc-7002"));
+  const double link = 16 * 0.985e9 * intel.cost_model().pcie_efficiency;
+  const double tlp = (256.0 / 276) / (64.0 / 84);
+  const auto seconds = [](const Platform& p) {
+    return duration(engine::run(p, {copy(p, "g0", "g1", kGiB, Transport::P2p)}).transfers[0]).value;
+  };
+  expect_closed_form("1.217 S / B_gen3x16 (Intel)", tlp * kGiB / link, seconds(intel), "s");
+  expect_closed_form("S / B_gen3x16 (AMD)", kGiB / link, seconds(amd), "s");
 }
 
 TEST(Transfers, DependenciesAndLatencyDelayTheStart) {
