@@ -633,6 +633,14 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
   detail::ConnectionCache cache(platform, options.p2p, ranks);
   if (op == CollectiveOp::AllToAll || op == CollectiveOp::SendRecv) {
     p.algorithm = pick_algorithm(topo, cost, options, p, 1, false);
+    if (ranks.size() > 1) {
+      // NCCL's send/recv channels follow from the collectives' count, which the ring search sets.
+      CollectivePlan search;
+      search.ranks = ranks;
+      build_rings(platform, cache, options, search);
+      p.nccl = search.nccl;
+      nccl_p2p_channels(platform, ranks, p.nccl);
+    }
     if (ranks.size() > 1 && size.value > 0) plan_pairwise(topo, cost, cache, options, p);
     return p;
   }

@@ -175,3 +175,44 @@ NcclChannels connect(NcclChannels out, int g, double s, int min_sm, bool multi_n
 }  // namespace
 
 }  // namespace rigsim::model
+
+namespace rigsim::model {
+
+namespace {
+
+int next_pow2(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+/// ncclTopoGetNchannels for a local peer: 2 x the NVLink links of the path (its rate over one link's),
+/// else 2.
+int peer_channels(const Platform& pf, topology::DeviceId a, topology::DeviceId b) {
+  const auto& topo = pf.topology();
+  if (topo.device(a).node != topo.device(b).node) return 2;
+  const Route r = pf.route(a, b, Transport::P2p);
+  int links = 0;
+  for (const Crossing& c : r.crossings) {
+    if (c.link >= topo.links().size() || topo.links()[c.link].kind != topology::LinkKind::NvLink) return 2;
+    const int w = std::max(1, topo.links()[c.link].width);
+    links = links == 0 ? w : std::min(links, w);
+  }
+  return 2 * std::max(1, links);
+}
+
+}  // namespace
+
+void nccl_p2p_channels(const Platform& platform, const std::vector<topology::DeviceId>& ranks, NcclChannels& c) {
+  const int p2p = std::max(1, std::min(c.comm, kMaxChannels));  // NCCL_MIN/MAX_P2P_NCHANNELS 1 / 32
+  int least = p2p;
+  for (topology::DeviceId a : ranks)
+    for (topology::DeviceId b : ranks)
+      if (a != b) least = std::min(least, peer_channels(platform, a, b));
+  c.p2p = next_pow2(p2p);
+  c.p2p_per_peer = next_pow2(least);
+  c.reason += "; send/recv: " + std::to_string(c.p2p) + " p2p channels, " + std::to_string(c.p2p_per_peer) +
+              " per peer";
+}
+
+}  // namespace rigsim::model

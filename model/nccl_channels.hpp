@@ -18,6 +18,8 @@ struct NcclChannels {
   int graph = 1;          // the ring graph's channels after the search and ncclTopoDupChannels
   double graph_gbs = 0;   // its per-channel speed (bwIntra), GB/s: what tuning.cc multiplies by `graph`
   int comm = 2;           // channels the collectives run on (comm->nChannels)
+  int p2p = 0;            // send/recv channels (comm->p2pnChannels; 0 until nccl_p2p_channels ran)
+  int p2p_per_peer = 0;   // of which one peer may use (comm->p2pnChannelsPerPeer)
   std::string reason;     // how the count came about, for people
 };
 
@@ -42,5 +44,12 @@ NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vect
 /// file's nchannels and speedintra), not searched or doubled by the search; connect.cc's steps apply.
 NcclChannels nccl_channels_from_graph(int graph_channels, double speed_gbs, int min_sm, bool multi_node,
                                       int min_channels, int max_channels);
+
+/// NCCL's send/recv channels (paths.cc ncclTopoComputeP2pChannels, ncclTopoGetNchannels): p2p =
+/// the next power of two of min(comm channels, NCCL_MAX_P2P_NCHANNELS 32); per peer = the next power of
+/// two of the least over the ranks' pairs of: 2 x the NVLink links of an NVLink path, 2 for any other
+/// path within a server, 2 for a peer in another server (NCCL_NCHANNELS_PER_NET_PEER's default start),
+/// and at most p2p. Sets c.p2p and c.p2p_per_peer.
+void nccl_p2p_channels(const Platform& platform, const std::vector<topology::DeviceId>& ranks, NcclChannels& c);
 
 }  // namespace rigsim::model

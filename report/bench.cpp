@@ -76,7 +76,9 @@ std::string channel_words(const CollectivePlan& p) {
            (p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "chain(s)" : "ring(s)");
   if (p.algorithm == Algorithm::Nvls) return "one flow per GPU pair through the NVSwitch";
   if (p.algorithm == Algorithm::Tree) return std::to_string(p.channels) + " tree(s)";
-  if (p.algorithm == Algorithm::Pairwise) return std::to_string(p.connections.size()) + " send/recv flow(s)";
+  if (p.algorithm == Algorithm::Pairwise)
+    return std::to_string(p.connections.size()) + " send/recv flow(s) (NCCL: " + std::to_string(p.nccl.p2p) +
+           " p2p channel(s), " + std::to_string(p.nccl.p2p_per_peer) + " per peer)";
   return std::to_string(p.channels) + " channel(s)";
 }
 
@@ -88,7 +90,7 @@ std::string why(const Platform& platform, const BenchResult& res) {
       " B): " + std::string(to_string(p.algorithm)) + ", " + std::string(to_string(p.protocol)) +
       " protocol, " + channel_words(p) + ", " + std::string(to_string(p.model)) + " model, latency term " +
       fixed(p.latency.us(), 1) + " us\n";
-  if (p.algorithm == Algorithm::Ring && !p.rings.empty())
+  if ((p.algorithm == Algorithm::Ring && !p.rings.empty()) || (p.algorithm == Algorithm::Pairwise && p.nccl.p2p > 0))
     out += "# Channels (NCCL's search, duplication and NCCL_MIN/MAX_NCHANNELS): " + p.nccl.reason + "\n";
   out += protocol_lines(res);
   if (p.algorithm == Algorithm::Nvls) {
@@ -168,6 +170,10 @@ nlohmann::json bench_json(const Platform& platform, const BenchOptions& o, const
                      {"graph", res.largest.nccl.graph},
                      {"graph_gbs", res.largest.nccl.graph_gbs},
                      {"distinct_rings", res.largest.channels}};
+  if (res.largest.algorithm == Algorithm::Pairwise && res.largest.nccl.p2p > 0)
+    j["channels"] = {{"nccl", res.largest.nccl.comm},
+                     {"p2p", res.largest.nccl.p2p},
+                     {"p2p_per_peer", res.largest.nccl.p2p_per_peer}};
   j["connections"] = nlohmann::json::array();
   for (const auto& c : res.largest.connections)
     j["connections"].push_back({{"src", topo.device(c.src).name},

@@ -121,6 +121,26 @@ TEST(NcclChannels, FasterPcieNeverGivesFewerChannels) {
   }
 }
 
+TEST(NcclChannels, SendRecvChannelsFollowTheCollectivesAndNvlinkLinks) {
+  // paths.cc: p2p = pow2(min(comm, 32)), per peer = pow2(min over pairs of 2 x NVLink links, else 2).
+  auto p2p = [](const Platform& p) {
+    return plan_collective(p, CollectiveOp::SendRecv, p.topology().gpus(), Bytes{1 << 30}).nccl;
+  };
+  // A100 NVSwitch: 24 collective channels -> 32; 12 links per pair -> 24 -> 32 ("32 p2p channels, 32 p2p
+  // channels per peer" in NCCL's log of a DGX A100).
+  const NcclChannels a100 = p2p(platform_of(testing::kEightOnNvswitch));
+  EXPECT_EQ(a100.p2p, 32);
+  EXPECT_EQ(a100.p2p_per_peer, 32) << a100.reason;
+  // DGX-1: 12 -> 16; some pairs have no NVLink (PCIe: 2) -> 2 per peer.
+  const NcclChannels dgx1 = p2p(platform_of(testing::kDgx1Like));
+  EXPECT_EQ(dgx1.p2p, 16);
+  EXPECT_EQ(dgx1.p2p_per_peer, 2);
+  // A Gen3 PCIe pair: 2 and 2.
+  const NcclChannels pcie = p2p(platform_of(pair_layout("xeon-e5-v4", "tesla-p40", 3)));
+  EXPECT_EQ(pcie.p2p, 2);
+  EXPECT_EQ(pcie.p2p_per_peer, 2);
+}
+
 // ---- NCCL_GRAPH_FILE -----------------------------------------------------------------------------
 
 std::string write_graph(const std::string& name, const std::string& channels, int nchannels, int pattern = 4) {
