@@ -51,7 +51,9 @@ double ring_share_gbs(const Platform& pf, const std::vector<std::vector<Connecti
   for (const auto& ring : rings)
     for (const Connection& h : ring) {
       if (h.src == h.dst) continue;
-      for (const Crossing& c : pf.route(h.src, h.dst, h.transport).crossings) {
+      // NCCL's search walks the GPU-to-GPU paths whatever transport a hop ends up using (SHM too).
+      const Transport t = h.transport == Transport::Shm ? Transport::P2p : h.transport;
+      for (const Crossing& c : pf.route(h.src, h.dst, t).crossings) {
         if (c.link >= topo.links().size()) continue;  // DRAM and "both directions" links
         if (topo.links()[c.link].kind == LinkKind::Internal) continue;
         ++uses[c];

@@ -68,11 +68,11 @@ std::string protocol_lines(const BenchResult& res) {
   return out + "\n";
 }
 
-/// "24 NCCL channel(s) on 1 distinct ring(s)" for rings (copies of one ring cross the same links, so
+/// "24 NCCL channel(s) on 1 simulated ring(s)" for rings (copies of one ring cross the same links, so
 /// rigsim simulates each distinct ring once); "2 tree(s)", "N flow(s)" otherwise.
 std::string channel_words(const CollectivePlan& p) {
   if (p.algorithm == Algorithm::Ring && !p.rings.empty())
-    return std::to_string(p.nccl.comm) + " NCCL channel(s) on " + std::to_string(p.channels) + " distinct " +
+    return std::to_string(p.nccl.comm) + " NCCL channel(s) on " + std::to_string(p.channels) + " simulated " +
            (p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "chain(s)" : "ring(s)");
   if (p.algorithm == Algorithm::Nvls) return "one flow per GPU pair through the NVSwitch";
   if (p.algorithm == Algorithm::Tree) return std::to_string(p.channels) + " tree(s)";
