@@ -74,29 +74,6 @@ Seconds staging_overhead(const Platform& p, DeviceId src, DeviceId dst, DeviceId
   return Seconds{fill + chunks * c.staging_sync_latency.value};
 }
 
-/// What a copy-engine byte costs on an NVLink route, in the bytes of the link's rate. rigsim's NVLink
-/// rates are what SM-driven copies (NCCL's kernels) get: wire x efficiency eta with 128-byte payloads;
-/// copy engines move 256-byte payloads ("SMs are limited to 128B payload size, when Copy Engines can
-/// use 256B", the NCCL maintainer in NVIDIA/nccl-tests#149), so the same per-packet overhead
-/// o = 128 (1/eta - 1) bytes weighs half as much: eta_ce = 256 / (256 + o), and a CE byte costs
-/// eta / eta_ce = (1 + eta) / 2 of a link byte (0.9 for eta 0.8: 0.889 of the wire instead of 0.8).
-/// 1 for routes that are not all NVLink, AMD links, and declared measured rates.
-double copy_engine_share(const Platform& p, DeviceId src, DeviceId dst) {
-  const auto& topo = p.topology();
-  const Route r = p.route(src, dst, Transport::P2p);
-  double eta = 0;
-  for (const Crossing& c : r.crossings) {
-    if (c.link >= topo.links().size()) return 1.0;
-    const topology::Link& l = topo.links()[c.link];
-    if (l.kind != topology::LinkKind::NvLink || l.declared_effective) return 1.0;
-    const auto* gpu = topo.device(l.up).gpu;
-    if (gpu != nullptr && gpu->vendor == topology::Vendor::Amd) return 1.0;
-    if (std::abs(p.links()[c.link].bandwidth.value - r.bottleneck.value) < 1e-9 * r.bottleneck.value || eta == 0)
-      eta = p.links()[c.link].bandwidth.value / l.bandwidth.value;
-  }
-  return eta > 0 && eta < 1 ? (1 + eta) / 2 : 1.0;
-}
-
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
 /// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
 /// pinned host buffers of the sender's socket in chunks, the D2H of one chunk overlapping the H2D of the
@@ -106,7 +83,7 @@ double copy_engine_share(const Platform& p, DeviceId src, DeviceId dst) {
 void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst,
                  DeviceId staging, Bytes bytes, bool peer, const std::string& tag) {
   if (peer) {
-    phase.push_back(copy(src, dst, Bytes{bytes.value * copy_engine_share(p, src, dst)}, Transport::P2p, tag));
+    phase.push_back(copy(src, dst, Bytes{bytes.value * p.copy_engine_share(src, dst)}, Transport::P2p, tag));
     return;
   }
   const std::size_t wait = phase.size();

@@ -220,30 +220,73 @@ void Platform::append_path(Route& r, const topology::Path& p) const {
 
 namespace {
 
-/// Link bytes per payload byte of a P2P route. Intel root complexes forward GPU peer-to-peer traffic as
-/// 64-byte TLPs (NCCL src/graph/topo.h: "Intel CPU convert GPU P2P traffic into 64B PCI TLPs, so GPU to
-/// GPU traffic consumes more PCI bandwidth"); with the 5-dword overhead per TLP of Intel's AN 456
-/// (hardware.md §2.1: 256 / (256 + 20) for a 256-byte maximum payload) a 64-byte TLP carries 64 / 84 of
-/// its wire bytes, so a payload byte costs (256 / 276) / (64 / 84) = 1.217 of what the links' rates
-/// (measured with full-size TLPs, pcie_efficiency) assume. NCCL plans with 6/5 = 1.2. Any route that turns
-/// in an Intel root complex (a host bridge's root ports, or the CPU between two host bridges); a route
-/// through an AMD CPU, within one PCIe switch, or over NVLink: 1.
-double p2p_wire_per_byte(const topology::Topology& topo, const topology::Path& path) {
-  constexpr double kOverhead = 20, kMaxPayload = 256, kIntelTlp = 64;
-  for (topology::LinkId l : path.links)
-    if (topo.link(l).kind == topology::LinkKind::NvLink) return 1.0;
+// PCIe payload efficiencies (Intel AN 456, hardware.md §2.1): each TLP carries 5 dwords of overhead, so
+// a TLP of payload P moves P / (P + 20) of its wire bytes. rigsim's PCIe rates (pcie_efficiency) were
+// measured with copy-engine copies, whose TLPs carry the 256-byte maximum payload.
+constexpr double kTlpOverhead = 20, kMaxPayload = 256;
+/// SM-issued traffic (NCCL's kernels) moves 128-byte payloads ("SMs are limited to 128B payload size,
+/// when Copy Engines can use 256B", NCCL maintainer, NVIDIA/nccl-tests#149).
+constexpr double kSmPayload = 128;
+/// Intel root complexes forward GPU peer traffic as 64-byte TLPs (NCCL src/graph/topo.h: "Intel CPU
+/// convert GPU P2P traffic into 64B PCI TLPs, so GPU to GPU traffic consumes more PCI bandwidth").
+constexpr double kIntelP2pPayload = 64;
+
+/// Link bytes per payload byte for TLPs of `payload` bytes, relative to the rates' 256-byte TLPs.
+double tlp_cost(double payload) {
+  return (kMaxPayload / (kMaxPayload + kTlpOverhead)) / (payload / (payload + kTlpOverhead));
+}
+
+/// Whether a PCIe path turns in an Intel root complex (a host bridge's root ports, or the CPU between
+/// two host bridges).
+bool through_intel_root_complex(const topology::Topology& topo, const topology::Path& path) {
   for (DeviceId d : path.devices) {
-    // Through the root complex: a host bridge (root ports of one complex) or the CPU between two.
     const DeviceKind k = topo.device(d).kind;
     if (k != DeviceKind::Cpu && k != DeviceKind::HostBridge) continue;
     const Device& cpu = topo.device(k == DeviceKind::Cpu ? d : topo.socket_of(d));
-    if (cpu.cpu != nullptr && cpu.cpu->vendor == topology::Vendor::Intel)
-      return (kMaxPayload / (kMaxPayload + kOverhead)) / (kIntelTlp / (kIntelTlp + kOverhead));
+    if (cpu.cpu != nullptr && cpu.cpu->vendor == topology::Vendor::Intel) return true;
   }
-  return 1.0;
+  return false;
+}
+
+bool over_nvlink(const topology::Topology& topo, const topology::Path& path) {
+  for (topology::LinkId l : path.links)
+    if (topo.link(l).kind == topology::LinkKind::NvLink) return true;
+  return false;
+}
+
+/// Link bytes per payload byte of NCCL's P2P traffic (SM-issued) on a route: over NVLink 1 (its rates
+/// are NCCL's already); through an Intel root complex 64-byte TLPs, tlp_cost(64) = 1.217 (NCCL plans
+/// 6/5); any other PCIe route 128-byte TLPs, tlp_cost(128) = 1.072.
+double p2p_wire_per_byte(const topology::Topology& topo, const topology::Path& path) {
+  if (over_nvlink(topo, path)) return 1.0;
+  return tlp_cost(through_intel_root_complex(topo, path) ? kIntelP2pPayload : kSmPayload);
 }
 
 }  // namespace
+
+double Platform::copy_engine_share(DeviceId src, DeviceId dst) const {
+  const topology::Path path = topo_.path(src, dst);
+  if (!over_nvlink(topo_, path)) {
+    // Copy engines move 256-byte TLPs (the rates' own), or the Intel root complex's 64-byte ones.
+    const double ce = through_intel_root_complex(topo_, path) ? tlp_cost(kIntelP2pPayload) : 1.0;
+    return ce / p2p_wire_per_byte(topo_, path);
+  }
+  // NVLink rates are the SMs' (wire x eta with 128-byte payloads); copy engines move 256-byte payloads
+  // with the same per-packet overhead o = 128 (1/eta - 1): eta_ce = 256 / (256 + o), so a CE byte costs
+  // eta / eta_ce = (1 + eta) / 2 of a link byte. AMD links and declared measured rates: 1.
+  const Route r = route(src, dst, Transport::P2p);
+  double eta = 0;
+  for (const Crossing& c : r.crossings) {
+    if (c.link >= topo_.links().size()) return 1.0;
+    const topology::Link& l = topo_.links()[c.link];
+    if (l.kind != topology::LinkKind::NvLink || l.declared_effective) return 1.0;
+    const auto* gpu = topo_.device(l.up).gpu;
+    if (gpu != nullptr && gpu->vendor == topology::Vendor::Amd) return 1.0;
+    if (eta == 0 || std::abs(links_[c.link].bandwidth.value - r.bottleneck.value) < 1e-9 * r.bottleneck.value)
+      eta = links_[c.link].bandwidth.value / l.bandwidth.value;
+  }
+  return eta > 0 && eta < 1 ? (1 + eta) / 2 : 1.0;
+}
 
 Route Platform::staged_route(DeviceId src, DeviceId dst) const {
   if (topo_.device(src).node != topo_.device(dst).node)
@@ -259,6 +302,9 @@ Route Platform::staged_route(DeviceId src, DeviceId dst) const {
   r.crossings.push_back({dram_for(socket, src), true});  // read by the second
   append_path(r, topo_.pcie_path(socket, dst));
   add_both_crossings(r);
+  // NCCL's kernels write and read the pinned buffer: 128-byte TLPs on the PCIe links (the factor is
+  // charged on every link of the route, host memory included).
+  r.wire_per_byte = tlp_cost(kSmPayload);
   return r;
 }
 

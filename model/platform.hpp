@@ -54,8 +54,9 @@ struct Route {
   Seconds setup;              // fixed per-transfer latency of the transport (CostModel)
   Seconds latency;            // setup + latencies of the links crossed: a zero-byte transfer's duration
   BytesPerSecond bottleneck;  // best rate alone: min over links of bandwidth / times crossed / wire_per_byte
-  /// Link bytes per payload byte: 1, except GPU-to-GPU PCIe P2P through an Intel root complex, which
-  /// splits it into 64-byte TLPs (Platform::route). The simulation moves bytes x this.
+  /// Link bytes per payload byte, relative to the links' rates (measured with 256-byte TLPs): NCCL's
+  /// SM-issued PCIe traffic (P2P, SHM) moves 128-byte TLPs, P2P through an Intel root complex 64-byte
+  /// ones (Platform::route). The simulation moves bytes x this.
   double wire_per_byte = 1.0;
 };
 
@@ -135,6 +136,11 @@ class Platform {
   /// route() of that transport, so what a planner assumes is what the simulation runs.
   Connection connect(topology::DeviceId src, topology::DeviceId dst, const topology::P2pPolicy& policy,
                      std::size_t rank_count) const;
+
+  /// What a copy-engine byte (cudaMemcpyPeer) costs on the P2P route from src to dst, in the route's own
+  /// bytes (Route::wire_per_byte counts NCCL's SM-issued traffic): copy engines move 256-byte TLPs on
+  /// PCIe (64-byte ones through an Intel root complex, as SMs) and 256-byte NVLink payloads.
+  double copy_engine_share(topology::DeviceId src, topology::DeviceId dst) const;
 
   /// "gpu0->rc0" for a duplex link crossed in one direction, "cpu0/dram" for a shared one.
   std::string crossing_name(const Crossing& hop) const;
