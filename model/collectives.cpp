@@ -181,8 +181,9 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
 
 /// NCCL_GRAPH_FILE's rings as device ids: each channel must list exactly the communicator's GPUs of
 /// the one server (NCCL matches every `dev` to a GPU of its system or fails).
-std::vector<std::vector<DeviceId>> graph_file_rings(const topology::Topology& topo, const CollectiveOptions& o,
-                                                     const std::vector<DeviceId>& ranks) {
+std::vector<std::vector<DeviceId>> graph_file_rings(const topology::Topology& topo,
+                                                    const CollectiveOptions& o,
+                                                    const std::vector<DeviceId>& ranks) {
   if (node_count(topo, ranks) > 1)
     fail("NCCL_GRAPH_FILE: rigsim applies a graph file within one server; this run spans " +
          std::to_string(node_count(topo, ranks)) + " servers");
@@ -228,8 +229,8 @@ void build_rings(const Platform& platform, detail::ConnectionCache& cache, const
   for (const Ring& r : plan.rings) hops.push_back(r.hops);
   const int sm = min_sm(platform.topology(), plan.ranks);
   const bool multi = node_count(platform.topology(), plan.ranks) > 1;
-  plan.nccl = from_file ? nccl_channels_from_graph(plan.channels, o.graph_speed_gbs, sm, multi, o.nccl_min_channels,
-                                                   o.nccl_max_channels)
+  plan.nccl = from_file ? nccl_channels_from_graph(plan.channels, o.graph_speed_gbs, sm, multi,
+                                                   o.nccl_min_channels, o.nccl_max_channels)
                         : nccl_channels(platform, hops, sm, multi, o.nccl_min_channels, o.nccl_max_channels);
 }
 
@@ -458,8 +459,8 @@ double nvls_model_time(const calibration::CostModel& cost, const CollectivePlan&
 /// its head GPU, so each GPU's NVLinks carry (n+1) x speed per direction: speed is the fastest table
 /// entry with (n+1) x speed <= the GPU's NVLink bandwidth. Infinity when none fits. NVLS latency as
 /// the newer model (23 us up to 2.20, 25 us after; the 2 us are not modelled).
-double nvls_graph_time(const topology::Topology& topo, const calibration::CostModel& cost, const CollectivePlan& p,
-                       double per_gpu_bw) {
+double nvls_graph_time(const topology::Topology& topo, const calibration::CostModel& cost,
+                       const CollectivePlan& p, double per_gpu_bw) {
   const auto n = static_cast<double>(p.ranks.size());
   for (double s : nccl_speed_table(min_sm(topo, p.ranks), false))
     if ((n + 1) * s * 1e9 <= per_gpu_bw * (1 + 1e-9))
@@ -505,9 +506,10 @@ Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::C
     const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
     const double ring = rp.time[proto_index(rp.chosen)].value;
     const double per_gpu = rp.bus_bw[proto_index(Protocol::Simple)].value;
-    const double nvls = o.p2p.nccl_version < kNvlsEfficiencyModel
-                            ? nvls_graph_time(topo, cost, p, per_gpu)
-                            : nvls_model_time(cost, p, per_gpu, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)]);
+    const double nvls =
+        o.p2p.nccl_version < kNvlsEfficiencyModel
+            ? nvls_graph_time(topo, cost, p, per_gpu)
+            : nvls_model_time(cost, p, per_gpu, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)]);
     return nvls < ring ? Algorithm::Nvls : Algorithm::Ring;
   }
   // NCCL gives ring and tree the same bus bandwidth (channels x the slowest hop's rate) and compares

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <span>
 
 namespace rigsim::model {
@@ -25,9 +25,9 @@ constexpr double kIntra100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 
 constexpr double kInter100[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
                                 20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 
-constexpr int kMaxChannels = 32;           // MAXCHANNELS
-constexpr int kRingGraphMax = 16;          // init.cc: ringGraph.maxChannels = MAXCHANNELS/2
-constexpr double kFallbackGbs = 0.1;       // search.cc: "falling back to simple order", bw 0.1
+constexpr int kMaxChannels = 32;      // MAXCHANNELS
+constexpr int kRingGraphMax = 16;     // init.cc: ringGraph.maxChannels = MAXCHANNELS/2
+constexpr double kFallbackGbs = 0.1;  // search.cc: "falling back to simple order", bw 0.1
 constexpr double kTol = 1e-9;
 
 std::string fixed(double v, int decimals) {
@@ -78,7 +78,8 @@ double nccl_link_gbs(const Platform& platform, std::size_t link) {
   const auto& topo = platform.topology();
   if (link < topo.links().size()) {
     const topology::Link& l = topo.links()[link];
-    if ((l.kind == LinkKind::Pcie || l.kind == LinkKind::ChipsetUplink) && !l.declared_effective && l.gen > 0) {
+    if ((l.kind == LinkKind::Pcie || l.kind == LinkKind::ChipsetUplink) && !l.declared_effective &&
+        l.gen > 0) {
       // kvDictPciGen: lane rate in units of 100 Mb/s per generation; width x rate / 80 GB/s.
       constexpr double kLane[] = {0, 15, 30, 60, 120, 240, 480};
       return l.width * kLane[std::clamp(l.gen, 1, 6)] / 80.0;
@@ -87,8 +88,8 @@ double nccl_link_gbs(const Platform& platform, std::size_t link) {
   return platform.links()[link].nccl_bandwidth.value / 1e9;
 }
 
-NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vector<Connection>>& rings, int min_sm,
-                           bool multi_node, int min_channels, int max_channels) {
+NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vector<Connection>>& rings,
+                           int min_sm, bool multi_node, int min_channels, int max_channels) {
   NcclChannels out;
   const double b = rings.empty() ? 0.0 : ring_share_gbs(platform, rings);
   const auto speeds = nccl_speed_table(min_sm, multi_node);
@@ -127,7 +128,8 @@ NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vect
     if (g == 0) {
       g = 1;
       s = kFallbackGbs;
-      out.reason = "the path (" + fixed(b, 1) + " GB/s) is slower than NCCL's slowest search speed: 1 channel";
+      out.reason =
+          "the path (" + fixed(b, 1) + " GB/s) is slower than NCCL's slowest search speed: 1 channel";
     } else {
       out.reason = "the ring path carries " + fixed(b, 1) + " GB/s in NCCL's figures: " + std::to_string(g) +
                    " ring(s) at " + fixed(s, 1) + " GB/s";
@@ -147,8 +149,8 @@ NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vect
 NcclChannels nccl_channels_from_graph(int graph_channels, double speed_gbs, int min_sm, bool multi_node,
                                       int min_channels, int max_channels) {
   NcclChannels out;
-  out.reason = "NCCL_GRAPH_FILE: " + std::to_string(graph_channels) + " ring channel(s) at " + fixed(speed_gbs, 1) +
-               " GB/s (a loaded graph is neither searched nor doubled by the search)";
+  out.reason = "NCCL_GRAPH_FILE: " + std::to_string(graph_channels) + " ring channel(s) at " +
+               fixed(speed_gbs, 1) + " GB/s (a loaded graph is neither searched nor doubled by the search)";
   return connect(out, std::max(1, graph_channels), speed_gbs, min_sm, multi_node, min_channels, max_channels);
 }
 
@@ -205,7 +207,8 @@ int peer_channels(const Platform& pf, topology::DeviceId a, topology::DeviceId b
 
 }  // namespace
 
-void nccl_p2p_channels(const Platform& platform, const std::vector<topology::DeviceId>& ranks, NcclChannels& c) {
+void nccl_p2p_channels(const Platform& platform, const std::vector<topology::DeviceId>& ranks,
+                       NcclChannels& c) {
   const int p2p = std::max(1, std::min(c.comm, kMaxChannels));  // NCCL_MIN/MAX_P2P_NCHANNELS 1 / 32
   int least = p2p;
   for (topology::DeviceId a : ranks)

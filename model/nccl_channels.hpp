@@ -15,12 +15,12 @@
 namespace rigsim::model {
 
 struct NcclChannels {
-  int graph = 1;          // the ring graph's channels after the search and ncclTopoDupChannels
-  double graph_gbs = 0;   // its per-channel speed (bwIntra), GB/s: what tuning.cc multiplies by `graph`
-  int comm = 2;           // channels the collectives run on (comm->nChannels)
-  int p2p = 0;            // send/recv channels (comm->p2pnChannels; 0 until nccl_p2p_channels ran)
-  int p2p_per_peer = 0;   // of which one peer may use (comm->p2pnChannelsPerPeer)
-  std::string reason;     // how the count came about, for people
+  int graph = 1;         // the ring graph's channels after the search and ncclTopoDupChannels
+  double graph_gbs = 0;  // its per-channel speed (bwIntra), GB/s: what tuning.cc multiplies by `graph`
+  int comm = 2;          // channels the collectives run on (comm->nChannels)
+  int p2p = 0;           // send/recv channels (comm->p2pnChannels; 0 until nccl_p2p_channels ran)
+  int p2p_per_peer = 0;  // of which one peer may use (comm->p2pnChannelsPerPeer)
+  std::string reason;    // how the count came about, for people
 };
 
 /// NCCL's bandwidth figure for Platform link `link`, GB/s: a PCIe or chipset link lanes x lane rate /
@@ -37,8 +37,8 @@ std::span<const double> nccl_speed_table(int sm, bool inter);
 /// rigsim found). `min_sm`: the lowest compute capability of the ranks (it picks NCCL's speed table);
 /// `multi_node`: the inter-node table and connect.cc's Hopper doubling; `min_channels` /
 /// `max_channels`: NCCL_MIN_NCHANNELS (0 = unset) and NCCL_MAX_NCHANNELS (32 = unset).
-NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vector<Connection>>& rings, int min_sm,
-                           bool multi_node, int min_channels, int max_channels);
+NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vector<Connection>>& rings,
+                           int min_sm, bool multi_node, int min_channels, int max_channels);
 
 /// The same for a ring graph NCCL loaded from NCCL_GRAPH_FILE: `graph_channels` at `speed_gbs` (the
 /// file's nchannels and speedintra), not searched or doubled by the search; connect.cc's steps apply.
@@ -50,6 +50,7 @@ NcclChannels nccl_channels_from_graph(int graph_channels, double speed_gbs, int 
 /// two of the least over the ranks' pairs of: 2 x the NVLink links of an NVLink path, 2 for any other
 /// path within a server, 2 for a peer in another server (NCCL_NCHANNELS_PER_NET_PEER's default start),
 /// and at most p2p. Sets c.p2p and c.p2p_per_peer.
-void nccl_p2p_channels(const Platform& platform, const std::vector<topology::DeviceId>& ranks, NcclChannels& c);
+void nccl_p2p_channels(const Platform& platform, const std::vector<topology::DeviceId>& ranks,
+                       NcclChannels& c);
 
 }  // namespace rigsim::model

@@ -40,7 +40,9 @@ bool flag(const std::string& key, const std::string& value) {
 /// prediction assumes instead.
 const std::map<std::string, std::string>& unmodelled() {
   static const std::map<std::string, std::string> keys = {
-      {"NCCL_CROSS_NIC", "rigsim's clusters have one NIC per GPU rail as NCCL's default"},
+      {"NCCL_CROSS_NIC",
+       "rigsim's servers meet at one non-blocking switch, where the NIC a ring leaves by does not change its "
+       "bandwidth; a ring leaves a server through the sending GPU's nearest NIC"},
       {"NCCL_IB_HCA", "rigsim's NICs are the layout's"},
       {"NCCL_SOCKET_IFNAME", "rigsim's NICs are the layout's"},
       {"NCCL_IB_DISABLE", "not modelled"},

@@ -453,10 +453,11 @@ Connection Platform::connect(DeviceId src, DeviceId dst, const topology::P2pPoli
     if (!d.allowed && policy.shm_disable) {
       // NCCL_SHM_DISABLE: no SHM transport, so NCCL's next one, the network, loops back through a NIC.
       if (!nearest_nic(topo_, src))
-        throw InputError(
-            "", "--nccl-env NCCL_SHM_DISABLE", topo_.device(src).name + " and " + topo_.device(dst).name +
-                " cannot use P2P, and without SHM NCCL needs its network transport, but the server has no NIC (NCCL's "
-            "socket transport over the loopback interface is not modelled)");
+        throw InputError("", "--nccl-env NCCL_SHM_DISABLE",
+                         topo_.device(src).name + " and " + topo_.device(dst).name +
+                             " cannot use P2P, and without SHM NCCL needs its network transport, but the "
+                             "server has no NIC (NCCL's "
+                             "socket transport over the loopback interface is not modelled)");
       c.transport = Transport::Net;
       c.path = topology::PathClass::NET;
       c.reason += "; NCCL_SHM_DISABLE=1: the network transport, looped back through " +
@@ -519,7 +520,8 @@ bool uses_gdr(const topology::Topology& topo, DeviceId gpu, DeviceId nic, bool r
   };
   const Device& g = topo.device(gpu);
   const Device& n = topo.device(nic);
-  if (g.kind != DeviceKind::Gpu || g.gpu == nullptr) return say(true, "not a GPU: the NIC reaches it directly");
+  if (g.kind != DeviceKind::Gpu || g.gpu == nullptr)
+    return say(true, "not a GPU: the NIC reaches it directly");
   if (n.nic == nullptr || !n.nic->gpudirect_rdma) return say(false, n.name + " has no GPUDirect RDMA");
   if (g.gpu->geforce) return say(false, "GeForce cards have no GPUDirect RDMA");
   if (read && policy.gdr_read == 0) return say(false, "NCCL_NET_GDR_READ=0: sends are staged");
@@ -531,13 +533,14 @@ bool uses_gdr(const topology::Topology& topo, DeviceId gpu, DeviceId nic, bool r
       alone = false;
       nvlink = nvlink || topo.path(gpu, o).nccl == topology::PathClass::NVL;
     }
-    if (!alone && !nvlink) return say(false, "before Ampere NCCL reads GPU memory from the NIC only with an NVLink peer");
+    if (!alone && !nvlink)
+      return say(false, "before Ampere NCCL reads GPU memory from the NIC only with an NVLink peer");
   }
   const topology::PathClass level = policy.gdr_level.value_or(topology::PathClass::PXB);
   const topology::PathClass distance = topo.pcie_path(gpu, nic).nccl;
   if (distance > level)
-    return say(false, "GPU-NIC path " + std::string(topology::to_string(distance)) + " is beyond NCCL_NET_GDR_LEVEL " +
-                          std::string(topology::to_string(level)));
+    return say(false, "GPU-NIC path " + std::string(topology::to_string(distance)) +
+                          " is beyond NCCL_NET_GDR_LEVEL " + std::string(topology::to_string(level)));
   return say(true, "GPUDirect RDMA (path " + std::string(topology::to_string(distance)) + ")");
 }
 

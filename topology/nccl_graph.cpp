@@ -19,7 +19,8 @@ class Reader {
   std::vector<NcclGraph> run() {
     pugi::xml_document doc;
     const auto parsed = doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
-    if (!parsed) throw InputError(file_, line(parsed.offset), std::string("malformed XML: ") + parsed.description());
+    if (!parsed)
+      throw InputError(file_, line(parsed.offset), std::string("malformed XML: ") + parsed.description());
     const pugi::xml_node root = doc.child("graphs");
     if (!root) throw InputError(file_, "line 1", "expected an NCCL graph file: a <graphs> root element");
     std::vector<NcclGraph> out;
@@ -30,7 +31,8 @@ class Reader {
 
  private:
   std::string line(std::ptrdiff_t offset) const {
-    const auto end = text_.begin() + std::clamp<std::ptrdiff_t>(offset, 0, static_cast<std::ptrdiff_t>(text_.size()));
+    const auto end =
+        text_.begin() + std::clamp<std::ptrdiff_t>(offset, 0, static_cast<std::ptrdiff_t>(text_.size()));
     return "line " + std::to_string(1 + std::count(text_.begin(), end, '\n'));
   }
   [[noreturn]] void fail(pugi::xml_node n, const std::string& message) const {

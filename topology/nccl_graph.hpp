@@ -20,7 +20,7 @@ struct NcclGraph {
   int nchannels = 0;
   double speed_intra = 0;  // GB/s per channel (bwIntra)
   double speed_inter = 0;
-  std::string type_intra, type_inter;  // path classes, e.g. "NVL", "PHB"
+  std::string type_intra, type_inter;      // path classes, e.g. "NVL", "PHB"
   std::vector<std::vector<int>> channels;  // per channel: the GPUs' CUDA device indices in ring order
 };
 
