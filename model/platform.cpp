@@ -460,8 +460,13 @@ Connection Platform::connect(DeviceId src, DeviceId dst, const topology::P2pPoli
                              "socket transport over the loopback interface is not modelled)");
       c.transport = Transport::Net;
       c.path = topology::PathClass::NET;
-      c.reason += "; NCCL_SHM_DISABLE=1: the network transport, looped back through " +
-                  topo_.device(*nearest_nic(topo_, src)).name;
+      const std::string net =
+          "SHM is disabled (NCCL_SHM_DISABLE=1), so NCCL uses its network transport, looped "
+          "back through " +
+          topo_.device(*nearest_nic(topo_, src)).name;
+      const std::string shm = "NCCL stages through host memory (SHM)";
+      const auto at = c.reason.find(shm);
+      c.reason = at == std::string::npos ? c.reason + "; " + net : c.reason.replace(at, shm.size(), net);
     }
   }
   const Route r = route(src, dst, c.transport);
