@@ -35,9 +35,6 @@ using topology::DeviceId;
 /// A step-level plan larger than this is refused (it would simulate for minutes: about 1 s per 100k
 /// transfers), with a hint to use --model steady.
 constexpr std::size_t kMaxTransfers = 1'000'000;
-/// Most concurrent alltoall flows: every flow shares links with all others, and the simulation time
-/// grows with their square (16k flows: 6 s on a 2-core machine).
-constexpr std::size_t kMaxConcurrentFlows = 20'000;
 
 constexpr std::array<std::pair<CollectiveOp, std::string_view>, 7> kOpNames{{
     {CollectiveOp::AllReduce, "all_reduce"},
@@ -101,21 +98,6 @@ std::size_t proto_index(Protocol p) {
   return static_cast<std::size_t>(p);
 }
 
-/// The lowest compute capability among the ranks (NCCL's ccMin).
-int min_sm(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
-  int sm = 1000;
-  for (DeviceId r : ranks)
-    if (topo.device(r).gpu != nullptr) sm = std::min(sm, topo.device(r).gpu->sm);
-  return sm;
-}
-
-/// The row of NCCL's per-architecture tables (CostModel::nccl_ll_max_bw_gbs …): Volta and older,
-/// Ampere, Hopper, Blackwell.
-std::size_t arch_row(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
-  const int sm = min_sm(topo, ranks);
-  return sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : 0;
-}
-
 /// LL128 is on by default only when the intra-server graph is NVLink (typeIntra <= NVB) and, across
 /// servers, every GPU reaches its NIC within a PCIe switch (typeInter <= PXB) (nccl.md §d.5).
 bool ll128_default(const topology::Topology& topo, const CollectivePlan& p, std::size_t nodes, bool nvl) {
@@ -145,7 +127,7 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   }
   const auto stage = detail::slowest_stage(p.connections);
   const double bus = p.channels * (std::isfinite(stage.rate) && stage.rate > 0 ? stage.rate : 1e9);
-  const std::size_t row = arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+  const std::size_t row = detail::arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
   // NCCL caps LL128 at its ring graph's channels x perChMaxRingLL128Bw (tuning.cc): the graph's count
   // from its search and ncclTopoDupChannels (nccl_channels.hpp), not the distinct rings rigsim runs.
   const double channels = p.nccl.graph;
@@ -227,7 +209,7 @@ void build_rings(const Platform& platform, detail::ConnectionCache& cache, const
   plan.channels = static_cast<int>(plan.rings.size());
   std::vector<std::vector<Connection>> hops;
   for (const Ring& r : plan.rings) hops.push_back(r.hops);
-  const int sm = min_sm(platform.topology(), plan.ranks);
+  const int sm = detail::min_sm(platform.topology(), plan.ranks);
   const bool multi = node_count(platform.topology(), plan.ranks) > 1;
   plan.nccl = from_file ? nccl_channels_from_graph(plan.channels, o.graph_speed_gbs, sm, multi,
                                                    o.nccl_min_channels, o.nccl_max_channels)
@@ -376,9 +358,9 @@ void plan_pairwise(const topology::Topology& topo, const calibration::CostModel&
                    detail::ConnectionCache& cache, const CollectiveOptions& o, CollectivePlan& p) {
   const std::size_t n = p.ranks.size();
   const bool a2a = p.op == CollectiveOp::AllToAll;
-  if (a2a && n * (n - 1) > kMaxConcurrentFlows)
+  if (a2a && n * (n - 1) > detail::kMaxConcurrentFlows)
     fail("alltoall on " + std::to_string(n) + " GPUs is " + std::to_string(n * (n - 1)) +
-         " concurrent flows; rigsim simulates at most " + std::to_string(kMaxConcurrentFlows) +
+         " concurrent flows; rigsim simulates at most " + std::to_string(detail::kMaxConcurrentFlows) +
          " (141 GPUs)");
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j)
@@ -408,91 +390,6 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
          " ranks)");
 }
 
-/// NVLS runs where NCCL enables it (nvlsSupport and tuning.cc): an all_reduce within one server whose
-/// GPUs are all Hopper or newer (nvlsEfficiency > 0) and reach each other over NVLink through an
-/// NVSwitch of NVLink generation 4 or later (the first with SHARP multicast/reduction).
-bool nvls_supported(const topology::Topology& topo, const calibration::CostModel& cost,
-                    const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes) {
-  if (p.op != CollectiveOp::AllReduce || nodes != 1 || p.ranks.size() < 2) return false;
-  // NCCL up to 2.28.3 leaves NVLS off for 2 GPUs (src/transport/nvls.cc "gpuCount <= 2"); 2.28.7 and
-  // later only below 2.
-  if (p.ranks.size() == 2 && o.p2p.nccl_version < 22807) return false;
-  if (!(cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)] > 0)) return false;
-  for (std::size_t i = 0; i < p.ranks.size(); ++i) {
-    const auto path = topo.nvlink_path(p.ranks[i], p.ranks[(i + 1) % p.ranks.size()]);
-    if (!path) return false;
-    bool via_switch = false;
-    for (DeviceId d : path->devices) {
-      const auto& dev = topo.device(d);
-      if (dev.kind == topology::DeviceKind::NvSwitch && dev.nvswitch != nullptr &&
-          dev.nvswitch->nvlink_gen >= 4)
-        via_switch = true;
-    }
-    if (!via_switch) return false;
-  }
-  return true;
-}
-
-/// Bytes each ordered GPU pair carries in the NVLS plan, per byte of all_reduce data: the reduce-scatter
-/// (each GPU's ld_reduce of its shard S/n pulls S/n from every GPU and returns S/n) and the all-gather
-/// (each GPU's multicast store of S/n reaches every GPU) put S(n+1)/n on each GPU's NVLink per
-/// direction; spread over the n(n-1) ordered pairs through the non-blocking switch, and divided by
-/// NCCL's nvlsEfficiency (the reduction's sustained share of the links).
-double nvls_pair_factor(std::size_t n, double efficiency) {
-  const auto k = static_cast<double>(n);
-  return (k + 1) / (k * (k - 1)) / efficiency;
-}
-
-/// NCCL's time model for NVLS all_reduce (tuning.cc): latency 25 us; bus bandwidth 2 x nvlsEfficiency
-/// x the per-GPU NVLink bandwidth x (nCh-1)/nCh (16 NVLS channels [R]); algbw = busBw x n / (2(n-1)).
-double nvls_model_time(const calibration::CostModel& cost, const CollectivePlan& p, double per_gpu_bw,
-                       double efficiency) {
-  const auto n = static_cast<double>(p.ranks.size());
-  constexpr double kChannels = 16;
-  const double bus = 2 * efficiency * per_gpu_bw * (kChannels - 1) / kChannels;
-  return cost.nccl_nvls_latency.value + p.size.value / (bus * n / (2 * (n - 1)));
-}
-
-/// NCCL up to 2.27 (tuning.cc at v2.18.3 ... v2.27.7): NVLS's bandwidth is its graph's channels x
-/// speed x 5/6. The NVLS search (search.cc ncclTopoSearchTryNvls) runs one channel per GPU (min = max
-/// = n within a server), each pulling `speed` from every GPU through the NVSwitch and twice that from
-/// its head GPU, so each GPU's NVLinks carry (n+1) x speed per direction: speed is the fastest table
-/// entry with (n+1) x speed <= the GPU's NVLink bandwidth. Infinity when none fits. NVLS latency as
-/// the newer model (23 us up to 2.20, 25 us after; the 2 us are not modelled).
-double nvls_graph_time(const topology::Topology& topo, const calibration::CostModel& cost,
-                       const CollectivePlan& p, double per_gpu_bw) {
-  const auto n = static_cast<double>(p.ranks.size());
-  for (double s : nccl_speed_table(min_sm(topo, p.ranks), false))
-    if ((n + 1) * s * 1e9 <= per_gpu_bw * (1 + 1e-9))
-      return cost.nccl_nvls_latency.value + p.size.value / (n * s * 1e9 * 5.0 / 6.0);
-  return std::numeric_limits<double>::infinity();
-}
-
-/// The first NCCL release whose NVLS time model uses nvlsEfficiency (2.28.3; 2.27.7 has the graph model).
-constexpr int kNvlsEfficiencyModel = 22803;
-
-/// NVLS all_reduce: one flow per ordered GPU pair through the NVSwitch, all at once after NCCL's NVLS
-/// latency, carrying nvls_pair_factor x S (see there); Simple protocol, steady model.
-void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost,
-               detail::ConnectionCache& cache, CollectivePlan& p) {
-  const std::size_t n = p.ranks.size();
-  if (n * (n - 1) > kMaxConcurrentFlows)
-    fail("NVLS on " + std::to_string(n) + " GPUs is " + std::to_string(n * (n - 1)) +
-         " concurrent flows; rigsim simulates at most " + std::to_string(kMaxConcurrentFlows));
-  p.protocol = Protocol::Simple;
-  p.model = PlanModel::Steady;
-  p.latency = cost.nccl_nvls_latency;
-  p.connections.clear();
-  p.chunk = {p.size.value * nvls_pair_factor(n, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)])};
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      if (i == j) continue;
-      const Connection& h = p.connections.emplace_back(cache.get(p.ranks[i], p.ranks[j]));
-      detail::add_transfer(p.transfers, h, p.chunk, Seconds{std::max(0.0, p.latency.value - h.setup.value)},
-                           {}, "all_reduce nvls");
-    }
-}
-
 /// NCCL's choice between ring and tree for all_reduce (tuning.cc time model, nccl.md §d.5), with the
 /// same bus bandwidth B (channels x the slowest hop) for both: ring 2(n-1)/n·S/B per protocol, tree
 /// S/(0.5·0.92·B).
@@ -500,16 +397,13 @@ Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::C
                             const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes,
                             bool nvl) {
   if (nodes < 2) {
-    if (!o.nvls_enable || !nvls_supported(topo, cost, o, p, nodes)) return Algorithm::Ring;
+    if (!o.nvls_enable || !detail::nvls_supported(topo, cost, o, p, nodes)) return Algorithm::Ring;
     // NCCL compares NVLS+Simple with the ring's best protocol; both on the ring's Simple bus bandwidth
     // (channels x hop rate: the GPU's NVLink bandwidth through the switch).
     const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
     const double ring = rp.time[proto_index(rp.chosen)].value;
     const double per_gpu = rp.bus_bw[proto_index(Protocol::Simple)].value;
-    const double nvls =
-        o.p2p.nccl_version < kNvlsEfficiencyModel
-            ? nvls_graph_time(topo, cost, p, per_gpu)
-            : nvls_model_time(cost, p, per_gpu, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)]);
+    const double nvls = detail::nvls_time(topo, cost, o, p, per_gpu);
     return nvls < ring ? Algorithm::Nvls : Algorithm::Ring;
   }
   // NCCL gives ring and tree the same bus bandwidth (channels x the slowest hop's rate) and compares
@@ -536,7 +430,7 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
   if (o.algorithm == Algorithm::Tree && p.op != CollectiveOp::AllReduce)
     fail("the tree algorithm is only for all_reduce (NCCL runs " + std::string(to_string(p.op)) +
          " on rings)");
-  if (o.algorithm == Algorithm::Nvls && !nvls_supported(topo, cost, o, p, nodes))
+  if (o.algorithm == Algorithm::Nvls && !detail::nvls_supported(topo, cost, o, p, nodes))
     fail(
         "NVLS needs an all_reduce within one server whose GPUs (Hopper or newer) reach each other through "
         "an NVLink4+ NVSwitch; NCCL would report \"no algorithm/protocol available\"");
@@ -546,6 +440,21 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
 }
 
 }  // namespace
+
+/// The lowest compute capability among the ranks (NCCL's ccMin).
+int detail::min_sm(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+  int sm = 1000;
+  for (DeviceId r : ranks)
+    if (topo.device(r).gpu != nullptr) sm = std::min(sm, topo.device(r).gpu->sm);
+  return sm;
+}
+
+/// The row of NCCL's per-architecture tables (CostModel::nccl_ll_max_bw_gbs …): Volta and older,
+/// Ampere, Hopper, Blackwell.
+std::size_t detail::arch_row(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+  const int sm = detail::min_sm(topo, ranks);
+  return sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : 0;
+}
 
 PlanModel detail::resolve_model(const CollectiveOptions& o, std::size_t ranks, std::size_t step_transfers) {
   if (o.model != PlanModel::Auto) return o.model;
@@ -653,7 +562,7 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
   p.model = detail::resolve_model(options, ranks.size(), 0);
   if (ranks.size() < 2 || size.value <= 0) return p;
   if (p.algorithm == Algorithm::Nvls) {
-    plan_nvls(topo, cost, cache, p);
+    detail::plan_nvls(topo, cost, cache, p);
   } else if (p.algorithm == Algorithm::Tree) {
     detail::plan_tree(platform, cache, options, p);
   } else if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) {

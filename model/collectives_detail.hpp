@@ -1,5 +1,5 @@
-// Private helpers shared by collectives.cpp and collectives_tree.cpp: a cache that asks the Platform
-// for each distinct connection of a multi-server cluster once, and NCCL's latency rules.
+// Private helpers shared by collectives.cpp, collectives_tree.cpp and collectives_nvls.cpp: a cache that asks
+// the Platform for each distinct connection of a multi-server cluster once, and NCCL's latency rules.
 #pragma once
 
 #include <map>
@@ -112,5 +112,29 @@ void plan_tree(const Platform& platform, ConnectionCache& hops, const Collective
 /// NCCL's tree latency term: base + 2((ppn-1)·intra + log2(nodes)·inter) (nccl.md §d.5).
 Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes,
                      const StepLatencies& lat);
+
+/// Most concurrent flows of one plan (alltoall, NVLS): every flow shares links with all others, and the
+/// simulation time grows with their square (16k flows: 6 s on a 2-core machine).
+inline constexpr std::size_t kMaxConcurrentFlows = 20'000;
+
+/// The lowest compute capability among the ranks (NCCL's ccMin).
+int min_sm(const topology::Topology& topo, const std::vector<topology::DeviceId>& ranks);
+/// The row of NCCL's per-architecture tables (CostModel::nccl_ll_max_bw_gbs …): Volta and older,
+/// Ampere, Hopper, Blackwell.
+std::size_t arch_row(const topology::Topology& topo, const std::vector<topology::DeviceId>& ranks);
+
+// ---- collectives_nvls.cpp: NVLink SHARP all_reduce ---------------------------------------------
+
+/// NVLS runs where NCCL enables it: an all_reduce within one server whose GPUs are all Hopper or newer
+/// and reach each other through an NVLink4+ NVSwitch (and, before NCCL 2.28.7, more than 2 GPUs).
+bool nvls_supported(const topology::Topology& topo, const calibration::CostModel& cost,
+                    const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes);
+/// NCCL's time estimate for NVLS all_reduce of plan `p`, per the release in `o` (the NVLS graph model up
+/// to 2.27, nvlsEfficiency from 2.28.3); `per_gpu_bw` is the ring's Simple bus bandwidth, bytes/s.
+double nvls_time(const topology::Topology& topo, const calibration::CostModel& cost,
+                 const CollectiveOptions& o, const CollectivePlan& p, double per_gpu_bw);
+/// The NVLS plan: one flow per ordered GPU pair through the NVSwitch; Simple protocol, steady model.
+void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
+               CollectivePlan& p);
 
 }  // namespace rigsim::model::detail
