@@ -88,7 +88,7 @@ int run_validate(const CalibrateCli& o) {
   const calibration::CostModel cost = read_cost_model(o.cost_model);
   std::vector<report::ValidatedFile> files;
   for (const calibration::Measurements& m : load_all(o.inputs, o.op)) {
-    report::ValidatedFile f{m.file, layout_of(m, o.layout), m.rig.name, {}};
+    report::ValidatedFile f{m.file, layout_of(m, o.layout), m.rig.name, {}, m.pairs};
     Platforms platforms(f.layout, cost);
     f.checks = model::validate([&](int nodes) -> const model::Platform& { return platforms(nodes); }, engine::run, m);
     files.push_back(std::move(f));

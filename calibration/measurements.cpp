@@ -352,6 +352,30 @@ json series_json(const Series& s) {
   return j;
 }
 
+/// The metric of the point with id `id`, or fails at `key` naming the ids there are.
+Metric metric_of_id(ObjectReader& r, const std::string& key, const std::string& id, const Measurements& m) {
+  for (const Series& s : m.series)
+    for (const Point& p : s.points)
+      if (!id.empty() && p.id == id) return metric_of(s, p);
+  r.fail(key, "no point has the id \"" + id + "\"; a pair names two points of this file by their \"id\"");
+}
+
+Pair read_pair(ObjectReader r, const Measurements& m) {
+  Pair p;
+  p.a = r.required_string("a");
+  p.b = r.required_string("b");
+  p.changed = r.required_string("changed");
+  if (p.changed.empty()) r.fail("changed", "expected what differs between the two points");
+  const Metric a = metric_of_id(r, "a", p.a, m);
+  const Metric b = metric_of_id(r, "b", p.b, m);
+  if (p.a == p.b) r.fail("b", "expected a point other than \"a\"");
+  if (a.name != b.name)
+    r.fail("b", "\"" + p.b + "\" is compared on " + std::string(b.name) + " and \"" + p.a + "\" on " +
+                    std::string(a.name) + "; a pair compares one metric");
+  r.finish();
+  return p;
+}
+
 }  // namespace
 
 std::string_view to_string(Test t) {
@@ -372,6 +396,9 @@ Measurements measurements_from_json(const json& doc, const std::string& file) {
   if (series.empty()) r.fail("series", "expected at least one series");
   for (std::size_t i = 0; i < series.size(); ++i)
     m.series.push_back(read_series(r.element(series, "series", i), m.rig.gpus.size()));
+  if (const json* pairs = r.optional_array("pairs"))
+    for (std::size_t i = 0; i < pairs->size(); ++i)
+      m.pairs.push_back(read_pair(r.element(*pairs, "pairs", i), m));
   r.allow("$comment");
   r.finish();
   return m;
@@ -412,8 +439,10 @@ json to_json(const Measurements& m) {
   }
   json series = json::array();
   for (const Series& s : m.series) series.push_back(series_json(s));
-  return {
+  json out = {
       {"schema", std::string(kMeasurementsSchema)}, {"rig", std::move(rig)}, {"series", std::move(series)}};
+  for (const Pair& p : m.pairs) out["pairs"].push_back({{"a", p.a}, {"b", p.b}, {"changed", p.changed}});
+  return out;
 }
 
 void save_measurements(const Measurements& m, const std::string& path) {

@@ -96,9 +96,18 @@ struct Series {
   std::vector<Point> points;
 };
 
+/// Two points of one rig that differ in one setting (a BIOS memory mode, the GPU count, an NCCL
+/// variable, the copy's direction): `rigsim validate` checks that the prediction moves the way the
+/// measurement does. Both points carry ids and are compared on the same metric.
+struct Pair {
+  std::string a, b;     // point ids
+  std::string changed;  // what differs between them, for people ("BIOS memory mode UMA -> NUMA")
+};
+
 struct Measurements {
   Rig rig;
   std::vector<Series> series;
+  std::vector<Pair> pairs;
   std::string file;  // where it was read from ("" when built in memory)
 };
 

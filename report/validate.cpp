@@ -80,6 +80,26 @@ std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& fil
   return out;
 }
 
+std::vector<PairCheck> pair_checks(const std::vector<ValidatedFile>& files) {
+  std::vector<PairCheck> out;
+  for (const ValidatedFile& f : files)
+    for (const calibration::Pair& pair : f.pairs) {
+      const auto find = [&f](const std::string& id) -> const PointCheck* {
+        for (const PointCheck& c : f.checks)
+          if (c.id == id) return &c;
+        return nullptr;
+      };
+      const PointCheck* a = find(pair.a);
+      const PointCheck* b = find(pair.b);
+      if (!a || !b) continue;
+      PairCheck p{f.file, pair, a->measured / b->measured, a->predicted / b->predicted, false};
+      const auto side = [](double ratio, double equal) { return ratio > 1 + equal ? 1 : ratio < 1 - equal ? -1 : 0; };
+      p.holds = side(p.measured, 0) == side(p.predicted, kPairEqual);
+      out.push_back(std::move(p));
+    }
+  return out;
+}
+
 std::string validate_text(const std::vector<ValidatedFile>& files, const std::string& cost_model) {
   std::ostringstream out;
   out << "rigsim validate: measured vs predicted (cost model: " << cost_model << ")\n";
@@ -110,6 +130,16 @@ std::string validate_text(const std::vector<ValidatedFile>& files, const std::st
   for (std::size_t i = 0; i < std::min<std::size_t>(5, all.size()); ++i)
     out << "  " << name_of(*all[i]) << ": x" << fmt("%.2f", all[i]->predicted / all[i]->measured) << " ("
         << all[i]->category << (all[i]->bottleneck.empty() ? "" : ", limited by " + all[i]->bottleneck) << ")\n";
+  const std::vector<PairCheck> pairs = pair_checks(files);
+  if (!pairs.empty()) {
+    const auto holding = std::count_if(pairs.begin(), pairs.end(), [](const PairCheck& p) { return p.holds; });
+    out << "\nA/B pairs (one rig, one setting changed), a / b: " << holding << " of " << pairs.size()
+        << " predicted in the measured direction\n";
+    for (const PairCheck& p : pairs)
+      out << (p.holds ? "  ok    " : "  WRONG ") << p.pair.a << " vs " << p.pair.b << " (" << p.pair.changed
+          << "): measured x" << fmt("%.3f", p.measured) << ", predicted x" << fmt("%.3f", p.predicted)
+          << (std::abs(p.predicted - 1) <= kPairEqual ? " (no change)" : "") << "\n";
+  }
   return out.str();
 }
 
@@ -135,6 +165,16 @@ nlohmann::json validate_json(const std::vector<ValidatedFile>& files, const std:
                     {"median_abs_error", e.median_abs},
                     {"max_abs_error", e.max_abs}});
   out["categories"] = std::move(cats);
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const PairCheck& p : pair_checks(files))
+    pairs.push_back({{"file", p.file},
+                     {"a", p.pair.a},
+                     {"b", p.pair.b},
+                     {"changed", p.pair.changed},
+                     {"measured_ratio", p.measured},
+                     {"predicted_ratio", p.predicted},
+                     {"holds", p.holds}});
+  out["pairs"] = std::move(pairs);
   return out;
 }
 

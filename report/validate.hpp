@@ -17,7 +17,25 @@ struct ValidatedFile {
   std::string layout;  // the layout it ran on
   std::string rig;     // the rig's name, when the file gives one
   std::vector<model::PointCheck> checks;
+  std::vector<calibration::Pair> pairs;  // the file's A/B pairs (ids of checked points)
 };
+
+/// An A/B pair checked: does the prediction move from a to b the way the measurement does?
+struct PairCheck {
+  std::string file;
+  calibration::Pair pair;
+  double measured = 0;   // measured a / measured b, on their metric
+  double predicted = 0;  // predicted a / predicted b
+  /// Both ratios on the same side of 1. A prediction within kPairEqual of 1 is "equal": it holds only
+  /// where the measurement is equal too.
+  bool holds = false;
+};
+/// Predicted ratios this close to 1 count as no change (the report prints 4 significant digits).
+inline constexpr double kPairEqual = 1e-3;
+
+/// Every declared pair of every file, in file order. A pair whose points were not checked (a series
+/// left out) is skipped.
+std::vector<PairCheck> pair_checks(const std::vector<ValidatedFile>& files);
 
 struct CategoryError {
   std::string category;
@@ -30,7 +48,7 @@ struct CategoryError {
 std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& files);
 
 /// A table per file (point, category, metric, measured, predicted, error), then the errors per
-/// category and overall, then the worst points. `cost_model` names the profile used.
+/// category and overall, then the worst points, then the A/B pairs. `cost_model` names the profile used.
 std::string validate_text(const std::vector<ValidatedFile>& files, const std::string& cost_model);
 nlohmann::json validate_json(const std::vector<ValidatedFile>& files, const std::string& cost_model);
 

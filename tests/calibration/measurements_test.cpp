@@ -99,5 +99,32 @@ TEST(Measurements, MistakesAreLocated) {
   EXPECT_NE(error_of(d).find("/series/5/points/0/m"), std::string::npos) << error_of(d);
 }
 
+TEST(Measurements, PairsNameTwoPointsOnOneMetric) {
+  json d = sample();
+  d["series"][3]["points"][0]["id"] = "d2h";
+  d["series"][4]["points"][0]["id"] = "local";
+  d["pairs"] = json::parse(R"([{"a": "bi", "b": "d2h", "changed": "peer copy -> host copy"}])");
+  const Measurements m = measurements_from_json(d, "m.json");
+  ASSERT_EQ(m.pairs.size(), 1u);
+  EXPECT_EQ(m.pairs[0].b, "d2h");
+  EXPECT_EQ(to_json(m), d);
+  json bad = d;
+  bad["pairs"][0]["b"] = "h2d";
+  EXPECT_NE(error_of(bad).find("/pairs/0/b: no point has the id \"h2d\""), std::string::npos) << error_of(bad);
+  bad = d;
+  bad["pairs"][0]["b"] = "bi";
+  EXPECT_NE(error_of(bad).find("/pairs/0/b"), std::string::npos) << error_of(bad);
+  bad = d;
+  bad["series"][2]["points"][0]["id"] = "lat";
+  bad["pairs"][0]["b"] = "lat";
+  EXPECT_NE(error_of(bad).find("a pair compares one metric"), std::string::npos) << error_of(bad);
+  bad = d;
+  bad["pairs"][0].erase("changed");
+  EXPECT_NE(error_of(bad).find("/pairs/0: missing required key \"changed\""), std::string::npos) << error_of(bad);
+  bad = d;
+  bad["pairs"][0]["why"] = "typo";
+  EXPECT_NE(error_of(bad).find("/pairs/0/why"), std::string::npos) << error_of(bad);
+}
+
 }  // namespace
 }  // namespace rigsim::calibration
