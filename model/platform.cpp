@@ -274,7 +274,9 @@ double Platform::copy_engine_share(DeviceId src, DeviceId dst) const {
   // NVLink rates are the SMs' (wire x eta with 128-byte payloads); copy engines move 256-byte payloads
   // with the same per-packet overhead o = 128 (1/eta - 1): eta_ce = 256 / (256 + o), so a CE byte costs
   // eta / eta_ce = (1 + eta) / 2 of a link byte. AMD links and declared measured rates: 1.
-  const Route r = route(src, dst, Transport::P2p);
+  Route r;  // the P2P route's crossings and bottleneck, from the path already searched
+  append_path(r, path);
+  finish(r);
   double eta = 0;
   for (const Crossing& c : r.crossings) {
     if (c.link >= topo_.links().size()) return 1.0;
@@ -293,14 +295,10 @@ Route Platform::staged_route(DeviceId src, DeviceId dst) const {
     throw std::invalid_argument("SHM staging between " + topo_.device(src).name + " and " +
                                 topo_.device(dst).name + " is impossible: they are in different servers");
   // DESIGN rule 4: staged through pinned memory of the sender's socket, two legs that pipeline.
-  const DeviceId socket = topo_.socket_of(src);
   Route r;
   r.transport = Transport::Shm;
   r.setup = cost_.shm_latency;
-  append_path(r, topo_.pcie_path(src, socket));
-  r.crossings.push_back({dram_for(socket, src), true});  // written by the first leg
-  r.crossings.push_back({dram_for(socket, src), true});  // read by the second
-  append_path(r, topo_.pcie_path(socket, dst));
+  append_through_host(r, src, dst, src);
   add_both_crossings(r);
   // NCCL's kernels write and read the pinned buffer: 128-byte TLPs on the PCIe links (the factor is
   // charged on every link of the route, host memory included).
@@ -322,6 +320,14 @@ Route Platform::host_copy_route(DeviceId src, DeviceId dst) const {
   return r;
 }
 
+void Platform::append_through_host(Route& r, DeviceId from, DeviceId to, DeviceId near) const {
+  const DeviceId socket = topo_.socket_of(near);
+  append_path(r, topo_.pcie_path(from, socket));
+  r.crossings.push_back({dram_for(socket, near), true});  // written by the first leg
+  r.crossings.push_back({dram_for(socket, near), true});  // read by the second
+  append_path(r, topo_.pcie_path(socket, to));
+}
+
 /// One end of a network transfer: `gpu` <-> `nic` over PCIe when NCCL uses GPUDirect RDMA, else
 /// through pinned host memory of the GPU's NUMA node (written by one side, read by the other, so the
 /// memory is crossed twice). Appends in the transfer's direction; returns whether it was staged.
@@ -330,11 +336,10 @@ bool Platform::net_leg(Route& r, DeviceId gpu, DeviceId nic, bool send) const {
     append_path(r, send ? topo_.pcie_path(gpu, nic) : topo_.pcie_path(nic, gpu));
     return false;
   }
-  const DeviceId socket = topo_.socket_of(gpu);
-  append_path(r, send ? topo_.pcie_path(gpu, socket) : topo_.pcie_path(nic, socket));
-  r.crossings.push_back({dram_for(socket, gpu), true});
-  r.crossings.push_back({dram_for(socket, gpu), true});
-  append_path(r, send ? topo_.pcie_path(socket, nic) : topo_.pcie_path(socket, gpu));
+  if (send)
+    append_through_host(r, gpu, nic, gpu);
+  else
+    append_through_host(r, nic, gpu, gpu);
   return true;
 }
 
@@ -431,7 +436,18 @@ Transport Platform::resolve_transport(DeviceId src, DeviceId dst, Transport requ
   const bool gpus = topo_.device(src).kind == DeviceKind::Gpu && topo_.device(dst).kind == DeviceKind::Gpu;
   if (src == dst || !gpus) return Transport::P2p;
   if (topology::decide_p2p(topo_, src, dst, policy, gpu_count).allowed) return Transport::P2p;
-  return policy.shm_disable ? Transport::Net : Transport::Shm;
+  if (!policy.shm_disable) return Transport::Shm;
+  require_loopback_nic(src, dst);
+  return Transport::Net;
+}
+
+void Platform::require_loopback_nic(DeviceId src, DeviceId dst) const {
+  if (!nearest_nic(topo_, src))
+    throw InputError(
+        "", "--nccl-env NCCL_SHM_DISABLE",
+        topo_.device(src).name + " and " + topo_.device(dst).name +
+            " cannot use P2P, and without SHM NCCL needs its network transport, but the server has "
+            "no NIC (NCCL's socket transport over the loopback interface is not modelled)");
 }
 
 Connection Platform::connect(DeviceId src, DeviceId dst, const topology::P2pPolicy& policy,
@@ -452,12 +468,7 @@ Connection Platform::connect(DeviceId src, DeviceId dst, const topology::P2pPoli
     c.path = d.allowed ? d.path : same_socket ? topology::PathClass::PHB : topology::PathClass::SYS;
     if (!d.allowed && policy.shm_disable) {
       // NCCL_SHM_DISABLE: no SHM transport, so NCCL's next one, the network, loops back through a NIC.
-      if (!nearest_nic(topo_, src))
-        throw InputError("", "--nccl-env NCCL_SHM_DISABLE",
-                         topo_.device(src).name + " and " + topo_.device(dst).name +
-                             " cannot use P2P, and without SHM NCCL needs its network transport, but the "
-                             "server has no NIC (NCCL's "
-                             "socket transport over the loopback interface is not modelled)");
+      require_loopback_nic(src, dst);
       c.transport = Transport::Net;
       c.path = topology::PathClass::NET;
       const std::string net =

@@ -155,6 +155,12 @@ class Platform {
   void add_both_links();
   void add_both_crossings(Route& r) const;
   void append_path(Route& r, const topology::Path& p) const;
+  /// `from` -> pinned host memory next to `near` (its socket, its NUMA node) -> `to`, over PCIe; the
+  /// memory is crossed twice (written by one side, read by the other).
+  void append_through_host(Route& r, topology::DeviceId from, topology::DeviceId to,
+                           topology::DeviceId near) const;
+  /// The located error for a pair that, without P2P and SHM, would need a NIC the server lacks.
+  void require_loopback_nic(topology::DeviceId src, topology::DeviceId dst) const;
   Route staged_route(topology::DeviceId src, topology::DeviceId dst) const;
   Route host_copy_route(topology::DeviceId src, topology::DeviceId dst) const;
   Route net_route(topology::DeviceId src, topology::DeviceId dst) const;

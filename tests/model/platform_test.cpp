@@ -258,6 +258,12 @@ TEST(NetTransport, ShmDisableLoopsBackThroughTheNic) {
   // Without a NIC there is no network transport to fall back on: a clear error.
   const Platform bare = platform_of(kStagedUnequalLegs);
   EXPECT_THROW(bare.connect(bare.topology().find("g0"), bare.topology().find("g1"), no_shm, 2), InputError);
+  // A raw transfer whose transport is resolved (Transport::Auto) says the same, located, not a bare
+  // invalid_argument from the network route.
+  EXPECT_EQ(p.resolve_transport(t.gpus()[0], t.gpus()[1], Transport::Auto, no_shm, 2), Transport::Net);
+  EXPECT_THROW(
+      bare.resolve_transport(bare.topology().find("g0"), bare.topology().find("g1"), Transport::Auto, no_shm, 2),
+      InputError);
 }
 
 }  // namespace
