@@ -44,12 +44,19 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-CategoryError summarize(const std::string& category, const std::vector<double>& errors) {
+/// `ratios`: predicted / measured of each point.
+CategoryError summarize(const std::string& category, const std::vector<double>& ratios) {
+  std::vector<double> errors;
+  for (double r : ratios) errors.push_back(std::abs(r - 1));
   CategoryError e;
   e.category = category;
   e.points = errors.size();
   e.median_abs = median(errors);
   e.max_abs = errors.empty() ? 0 : *std::max_element(errors.begin(), errors.end());
+  // A hair of slack so a ratio printed as exactly 10 % or x1.25 counts as within.
+  e.within_10 = std::count_if(errors.begin(), errors.end(), [](double x) { return x <= 0.10 + 1e-12; });
+  e.within_x125 =
+      std::count_if(ratios.begin(), ratios.end(), [](double r) { return r <= 1.25 + 1e-12 && r >= 0.8 - 1e-12; });
   return e;
 }
 
@@ -71,8 +78,8 @@ std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& fil
   std::vector<double> all;
   for (const ValidatedFile& f : files)
     for (const PointCheck& c : f.checks) {
-      by[c.category].push_back(std::abs(c.error()));
-      all.push_back(std::abs(c.error()));
+      by[c.category].push_back(c.predicted / c.measured);
+      all.push_back(c.predicted / c.measured);
     }
   std::vector<CategoryError> out;
   for (const auto& [category, errors] : by) out.push_back(summarize(category, errors));
@@ -119,10 +126,12 @@ std::string validate_text(const std::vector<ValidatedFile>& files, const std::st
     }
   }
   out << "\nError per category: |predicted / measured - 1|\n"
-      << pad("category", 18) << lpad("points", 7) << lpad("median", 9) << lpad("max", 9) << "\n";
+      << pad("category", 18) << lpad("points", 7) << lpad("median", 9) << lpad("max", 9) << lpad("<=10%", 7)
+      << lpad("<=x1.25", 9) << "\n";
   for (const CategoryError& e : category_errors(files))
     out << pad(e.category, 18) << lpad(std::to_string(e.points), 7) << lpad(fmt("%.1f%%", 100 * e.median_abs), 9)
-        << lpad(fmt("%.1f%%", 100 * e.max_abs), 9) << "\n";
+        << lpad(fmt("%.1f%%", 100 * e.max_abs), 9) << lpad(std::to_string(e.within_10), 7)
+        << lpad(std::to_string(e.within_x125), 9) << "\n";
   std::stable_sort(all.begin(), all.end(), [](const PointCheck* a, const PointCheck* b) {
     return std::abs(std::log(a->predicted / a->measured)) > std::abs(std::log(b->predicted / b->measured));
   });
@@ -163,7 +172,9 @@ nlohmann::json validate_json(const std::vector<ValidatedFile>& files, const std:
     cats.push_back({{"category", e.category},
                     {"points", e.points},
                     {"median_abs_error", e.median_abs},
-                    {"max_abs_error", e.max_abs}});
+                    {"max_abs_error", e.max_abs},
+                    {"within_10_percent", e.within_10},
+                    {"within_x1_25", e.within_x125}});
   out["categories"] = std::move(cats);
   nlohmann::json pairs = nlohmann::json::array();
   for (const PairCheck& p : pair_checks(files))

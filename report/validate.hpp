@@ -42,6 +42,8 @@ struct CategoryError {
   std::size_t points = 0;
   double median_abs = 0;  // median |predicted / measured - 1|
   double max_abs = 0;
+  std::size_t within_10 = 0;    // points with |predicted / measured - 1| <= 10 %
+  std::size_t within_x125 = 0;  // points with predicted / measured in [1 / 1.25, 1.25]
 };
 
 /// Per transport class, then "all", over every file.

@@ -72,5 +72,20 @@ TEST(ValidatePairs, TheTextReportCountsAndNamesThem) {
   EXPECT_EQ(j["pairs"][1]["holds"], true);
 }
 
+TEST(ValidateCategories, CountsPointsWithinTenPercentAndWithinAFactorOf125) {
+  // Ratios 6.46/3.32 = 1.95, 6.46/5.55 = 1.164, 6.4/6 = 1.067, 25/24 = 1.042, 1, 1: four within 10 %,
+  // five within x1.25; 0.8 (= 1/1.25) counts as within x1.25, 0.79 does not.
+  ValidatedFile f = file();
+  auto cats = category_errors({f});
+  ASSERT_EQ(cats.back().category, "all");
+  EXPECT_EQ(cats.back().points, 6u);
+  EXPECT_EQ(cats.back().within_10, 4u);
+  EXPECT_EQ(cats.back().within_x125, 5u);
+  f.checks[0].predicted = 0.8 * f.checks[0].measured;
+  EXPECT_EQ(category_errors({f}).back().within_x125, 6u);
+  f.checks[0].predicted = 0.79 * f.checks[0].measured;
+  EXPECT_EQ(category_errors({f}).back().within_x125, 5u);
+}
+
 }  // namespace
 }  // namespace rigsim::report
