@@ -186,18 +186,20 @@ void set_staging_defaults(CostModel& m) {
   // RTX 6000 Ada 10.3-14.2, RTX 5090 12.8, RTX 2080 Ti 13.6-14.8; 3090 rigs 14.3, 15.2) [D] 12 - 6 = 6 us.
   m.staging_sync_latency = microseconds(6.0);
   // The chunk of the pipelined path (SM >= 8.9: Ada, Hopper, Blackwell) is the one unknown: a lone large
-  // copy reaches leg / (1 + t_sync x leg / chunk), so each published P2P=Disabled run, with the legs
-  // rigsim computes for its layout, gives chunk = t_sync x leg / (leg / measured - 1). Runs outside the
-  // dev cases only: RTX 6000 Ada, Genoa, Gen4, 22.2 of 25.8 GB/s (stelline) -> 0.95 MB; 6 GPUs at Gen4
-  // (RTX 4090 inferred from the 911-922 GB/s diagonal [R]), 22.2 of 25.8 (NVIDIA/nccl#814) -> 0.95 MB;
-  // RTX 5090 Gen5, Genoa, 38.6 of 51.7 (nccl-tests#287) -> 0.92 MB; 8x H100 SXM Gen5 37.0 of 51.7
-  // (NVIDIA/nccl#1264) -> 0.78 MB: [D] geometric mean 0.90 MB.
+  // copy reaches leg / (1 + (t_sync + h) x leg / chunk), h the two legs' link latencies (each hand-off
+  // crosses them), so each published P2P=Disabled run, with the legs and hops rigsim computes for its
+  // layout, gives chunk = (t_sync + h) x leg / (leg / measured - 1). Runs outside the dev cases only:
+  // RTX 6000 Ada, Genoa root ports (h = 2 x 0.1 us), Gen4, 22.2 of 25.8 GB/s (stelline) -> 0.99 MB;
+  // 6 GPUs at Gen4 (RTX 4090 inferred from the 911-922 GB/s diagonal [R], root ports [R]), 22.2 of 25.8
+  // (NVIDIA/nccl#814) -> 0.99 MB; RTX 5090 Gen5, Genoa root ports, 38.6 of 51.7 (nccl-tests#287) ->
+  // 0.94 MB; 8x H100 SXM Gen5 behind PCIe switches (h = 2 x (2 x 0.1 + 0.115) us, the HGX layout), 37.0
+  // of 51.7 (NVIDIA/nccl#1264) -> 0.86 MB: [D] geometric mean 0.94 MB.
   // Turing / Ampere and older (SM < 8.9): 0 = no pipelining, the whole copy staged once
   // (store-and-forward, about half a leg: the rule rigsim had, which matches old drivers on Gen3 —
   // issue 9, DECISIONS "staged copies"). No chunk is fitted for this path: the published Turing/Ampere
   // P2P=Disabled runs known to the project are dev cases, which must stay independent checks.
   m.staging_chunk_legacy = Bytes{0};
-  m.staging_chunk = Bytes{0.90e6};
+  m.staging_chunk = Bytes{0.94e6};
 }
 
 void set_latency_defaults(CostModel& m) {

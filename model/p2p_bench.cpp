@@ -58,7 +58,8 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
 
 /// Time the driver's staging adds to the two legs' flows (DESIGN rule 4, fidelity rule 2): the first
 /// chunk fills the pipeline before the second leg starts (min(c, S) / B), and the host waits once per
-/// chunk for its D2H before queueing its H2D (n x staging_sync_latency, n = max(1, ceil(S / c))).
+/// chunk for its D2H before queueing its H2D (n x staging_sync_latency, n = max(1, ceil(S / c))), and
+/// each hand-off after the first crosses the legs' links ((n - 1) x h, h the two legs' link latencies).
 /// B is the slower leg alone; chunk c by the older GPU's architecture (CostModel::staging_chunk_of).
 Seconds staging_overhead(const Platform& p, DeviceId src, DeviceId dst, DeviceId staging, Bytes bytes) {
   const auto& c = p.cost_model();
@@ -67,11 +68,16 @@ Seconds staging_overhead(const Platform& p, DeviceId src, DeviceId dst, DeviceId
   // A chunk of 0 is the legacy path: no pipelining, the whole copy is one chunk (store-and-forward).
   const double set = calibration::staging_chunk_of(c, sm).value;
   const double chunk = set > 0 ? set : std::max(bytes.value, 1.0);
-  const double leg = std::min(p.route(src, staging, Transport::HostCopy).bottleneck.value,
-                              p.route(staging, dst, Transport::HostCopy).bottleneck.value);
+  const Route d2h = p.route(src, staging, Transport::HostCopy);
+  const Route h2d = p.route(staging, dst, Transport::HostCopy);
+  const double leg = std::min(d2h.bottleneck.value, h2d.bottleneck.value);
+  // Every hand-off after the first also crosses the two legs' links once (their route latency without
+  // the copies' launch): the D2H's completion travels to the host, the H2D's first reads to the GPU.
+  // The first chunk's crossings are the legs' own latency, which the two flows already carry.
+  const double hops = d2h.latency.value - d2h.setup.value + h2d.latency.value - h2d.setup.value;
   const double chunks = std::max(1.0, std::ceil(bytes.value / chunk));
   const double fill = leg > 0 ? std::min(chunk, bytes.value) / leg : 0.0;
-  return Seconds{fill + chunks * c.staging_sync_latency.value};
+  return Seconds{fill + chunks * c.staging_sync_latency.value + (chunks - 1) * hops};
 }
 
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P

@@ -24,11 +24,20 @@ double legs_latency(const Platform& p) {
                   p.route(t.find("cpu0"), t.find("gpu1"), Transport::HostCopy).latency.value);
 }
 
-/// The staged copy's closed form: S / (legs' latency + min(c, S)/B + n t_sync + S/B_flow), GB/s, with
-/// n = max(1, ceil(S/c)); B is a leg alone, B_flow what each leg gets while the copy runs.
-double staged_gbs(double s, double chunk, double t_sync, double leg_gbs, double flow_gbs, double lat) {
+/// The two legs' link latencies on pair_layout's root ports: GPU -> root port -> memory -> root port ->
+/// GPU crosses two PCIe links, one per leg.
+double root_port_hops(const Platform& p) {
+  return 2 * p.cost_model().pcie_hop_latency.value;
+}
+
+/// The staged copy's closed form: S / (legs' latency + min(c, S)/B + n t_sync + (n-1) h + S/B_flow), GB/s,
+/// with n = max(1, ceil(S/c)); B is a leg alone, B_flow what each leg gets while the copy runs, h the two
+/// legs' link latencies (every hand-off after the first crosses them).
+double staged_gbs(double s, double chunk, double t_sync, double leg_gbs, double flow_gbs, double lat,
+                  double h) {
   const double n = std::max(1.0, std::ceil(s / chunk));
-  const double t = lat + std::min(chunk, s) / (leg_gbs * 1e9) + n * t_sync + s / (flow_gbs * 1e9);
+  const double t =
+      lat + std::min(chunk, s) / (leg_gbs * 1e9) + n * t_sync + (n - 1) * h + s / (flow_gbs * 1e9);
   return s / t / 1e9;
 }
 
@@ -39,9 +48,10 @@ TEST(StagedCopy, ChunkedPipelineClosedFormAdaGen4) {
   const double b = pcie_x16_gbs(p, 4);  // each leg alone: its GPU's Gen4 x16 link
   const double chunk = calibration::staging_chunk_of(c, 89).value;
   EXPECT_DOUBLE_EQ(chunk, c.staging_chunk.value);
-  const double expected = staged_gbs(kS, chunk, c.staging_sync_latency.value, b, b, legs_latency(p));
-  expect_closed_form("(n+1)c/B + n t_sync + latency, n = S/c (Ada chunk)", expected, r.uni_p2p_off[0][1],
-                     "GB/s");
+  const double expected =
+      staged_gbs(kS, chunk, c.staging_sync_latency.value, b, b, legs_latency(p), root_port_hops(p));
+  expect_closed_form("(n+1)c/B + n t_sync + (n-1) h + latency, n = S/c (Ada chunk)", expected,
+                     r.uni_p2p_off[0][1], "GB/s");
   // A large fraction of a leg: 1 / (1 + t_sync B / c) ~ 0.85 (published: 22.2 of 25.8 GB/s, stelline).
   EXPECT_GT(r.uni_p2p_off[0][1], 0.75 * b);
   EXPECT_LT(r.uni_p2p_off[0][1], b);
@@ -54,11 +64,27 @@ TEST(StagedCopy, LegacyDriverPathIsAboutHalfALegAmpereGen3) {
   const double b = pcie_x16_gbs(p, 3);
   // The legacy path does not pipeline (chunk 0): the whole copy is one chunk, store-and-forward.
   EXPECT_DOUBLE_EQ(calibration::staging_chunk_of(c, 86).value, 0.0);
-  const double expected = staged_gbs(kS, kS, c.staging_sync_latency.value, b, b, legs_latency(p));
+  const double expected =
+      staged_gbs(kS, kS, c.staging_sync_latency.value, b, b, legs_latency(p), root_port_hops(p));
   expect_closed_form("2S/B + t_sync + latency (store-and-forward)", expected, r.uni_p2p_off[0][1], "GB/s");
   // The old store-and-forward figure of about half a leg (published Gen3 runs: 5.71 of 12.2 GB/s).
   EXPECT_GT(r.uni_p2p_off[0][1], 0.35 * b);
   EXPECT_LT(r.uni_p2p_off[0][1], 0.65 * b);
+}
+
+TEST(StagedCopy, EveryHandOffCrossesTheLegsSoASocketLinkSlowsTheCopy) {
+  // The same pair with the receiving GPU on the other socket: the H2D leg also crosses the socket link
+  // (inter_socket_latency), which every hand-off after the first pays; xGMI's rate is far above a leg.
+  const Platform one = platform_of(pair_layout("rtx-6000-ada", "epyc-9004", 4, 1));
+  const Platform two = platform_of(pair_layout("rtx-6000-ada", "epyc-9004", 4, 2));
+  const auto& c = one.cost_model();
+  const double b = pcie_x16_gbs(one, 4);
+  const double h = root_port_hops(one) + c.inter_socket_latency.value;
+  const double expected =
+      staged_gbs(kS, c.staging_chunk.value, c.staging_sync_latency.value, b, b, legs_latency(two), h);
+  const double got = bench_of(two, kS).uni_p2p_off[0][1];
+  expect_closed_form("(n+1)c/B + n t_sync + (n-1)(h + socket link) + latency", expected, got, "GB/s");
+  EXPECT_LT(got, bench_of(one, kS).uni_p2p_off[0][1]);
 }
 
 TEST(StagedCopy, BiggerChunksOrCheaperHandOffsNeverSlowACopy) {
@@ -85,8 +111,9 @@ TEST(StagedCopy, LargerCopiesApproachTheSteadyRateFromBelow) {
   const Platform p = platform_of(pair_layout("rtx-6000-ada", "epyc-9004", 4, 1));
   const auto& c = p.cost_model();
   const double b = pcie_x16_gbs(p, 4);
-  // Steady state of the pipeline: B / (1 + t_sync B / c).
-  const double steady = b / (1 + c.staging_sync_latency.value * b * 1e9 / c.staging_chunk.value);
+  // Steady state of the pipeline: B / (1 + (t_sync + h) B / c).
+  const double steady =
+      b / (1 + (c.staging_sync_latency.value + root_port_hops(p)) * b * 1e9 / c.staging_chunk.value);
   double last = 0;
   for (double s : {1e6, 16e6, 256e6, 2e9}) {
     const double got = bench_of(p, s).uni_p2p_off[0][1];
@@ -94,7 +121,7 @@ TEST(StagedCopy, LargerCopiesApproachTheSteadyRateFromBelow) {
     EXPECT_LT(got, steady) << s;
     last = got;
   }
-  expect_closed_form("B / (1 + t_sync B / c) for S >> c", steady, last, "GB/s", 0.02);
+  expect_closed_form("B / (1 + (t_sync + h) B / c) for S >> c", steady, last, "GB/s", 0.02);
 }
 
 TEST(StagedCopy, BidirectionalSharesEachLinksDuplexBudget) {
@@ -105,10 +132,10 @@ TEST(StagedCopy, BidirectionalSharesEachLinksDuplexBudget) {
   const P2pBenchResult r = bench_of(p, kS);
   const double b = pcie_x16_gbs(p, 4);
   const double flow = c.pcie_duplex_efficiency * topology::pcie_link_gbs(4, 16);
-  const double one =
-      staged_gbs(kS, c.staging_chunk.value, c.staging_sync_latency.value, b, flow, legs_latency(p));
-  expect_closed_form("2 S / (latency + c/B + n t_sync + S/(duplex x wire))", 2 * one, r.bi_p2p_off[0][1],
-                     "GB/s");
+  const double one = staged_gbs(kS, c.staging_chunk.value, c.staging_sync_latency.value, b, flow,
+                                legs_latency(p), root_port_hops(p));
+  expect_closed_form("2 S / (latency + c/B + n t_sync + (n-1) h + S/(duplex x wire))", 2 * one,
+                     r.bi_p2p_off[0][1], "GB/s");
   // Published: 31.5 GB/s both ways vs 22.2 one way on this rig (stelline): well under twice.
   EXPECT_LT(r.bi_p2p_off[0][1], 1.6 * r.uni_p2p_off[0][1]);
   EXPECT_GT(r.bi_p2p_off[0][1], r.uni_p2p_off[0][1]);
