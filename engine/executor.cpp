@@ -71,7 +71,7 @@ detail::SimPlan make_plan(const Platform& platform, const std::vector<const std:
   detail::SimPlan plan;
   plan.platform = &platform;
   const auto& topo = platform.topology();
-  std::map<std::tuple<DeviceId, DeviceId, Transport>, std::size_t> seen;
+  std::map<std::tuple<DeviceId, DeviceId, Transport, std::optional<DeviceId>>, std::size_t> seen;
   for (const std::vector<Transfer>* ts : phases) {
     detail::SimPhase& phase = plan.phases.emplace_back();
     phase.transfers = ts;
@@ -79,9 +79,10 @@ detail::SimPlan make_plan(const Platform& platform, const std::vector<const std:
     for (const Transfer& t : *ts) {
       const Transport tr =
           platform.resolve_transport(t.src, t.dst, t.transport, policy, gpu_count[topo.device(t.src).node]);
-      auto [it, fresh] = seen.try_emplace({t.src, t.dst, tr}, plan.routes.size());
+      const auto near = tr == Transport::HostCopy ? t.host_memory_near : std::nullopt;
+      auto [it, fresh] = seen.try_emplace({t.src, t.dst, tr, near}, plan.routes.size());
       if (fresh) {
-        Route r = platform.route(t.src, t.dst, tr);
+        Route r = platform.route(t.src, t.dst, tr, near);
         if (!r.crossings.empty() && !(r.bottleneck.value > 0))
           throw std::invalid_argument("the route " + topo.device(t.src).name + " -> " +
                                       topo.device(t.dst).name + " crosses a link without bandwidth");

@@ -69,7 +69,7 @@ Seconds staging_overhead(const Platform& p, DeviceId src, DeviceId dst, DeviceId
   const double set = calibration::staging_chunk_of(c, sm).value;
   const double chunk = set > 0 ? set : std::max(bytes.value, 1.0);
   const Route d2h = p.route(src, staging, Transport::HostCopy);
-  const Route h2d = p.route(staging, dst, Transport::HostCopy);
+  const Route h2d = p.route(staging, dst, Transport::HostCopy, src);
   const double leg = std::min(d2h.bottleneck.value, h2d.bottleneck.value);
   // Every hand-off after the first also crosses the two legs' links once (their route latency without
   // the copies' launch): the D2H's completion travels to the host, the H2D's first reads to the GPU.
@@ -82,7 +82,7 @@ Seconds staging_overhead(const Platform& p, DeviceId src, DeviceId dst, DeviceId
 
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
 /// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
-/// pinned host buffers of the sender's socket in chunks, the D2H of one chunk overlapping the H2D of the
+/// pinned host buffers of the sender's NUMA node in chunks, the D2H of one chunk overlapping the H2D of the
 /// one before: both legs run at once as two host copies of all the bytes (so they share every link and
 /// the socket's memory with whatever else runs, e.g. the other direction of a bidirectional test), after
 /// a wait for the pipeline's fill and per-chunk hand-offs (staging_overhead).
@@ -98,6 +98,7 @@ void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, 
   d2h.after = {wait};
   phase.push_back(std::move(d2h));
   Transfer h2d = copy(staging, dst, bytes, Transport::HostCopy, tag + " h2d");
+  h2d.host_memory_near = src;  // it reads the buffer the D2H leg wrote, in the sender's NUMA node
   h2d.after = {wait};
   phase.push_back(std::move(h2d));
 }

@@ -306,16 +306,16 @@ Route Platform::staged_route(DeviceId src, DeviceId dst) const {
   return r;
 }
 
-Route Platform::host_copy_route(DeviceId src, DeviceId dst) const {
+Route Platform::host_copy_route(DeviceId src, DeviceId dst, std::optional<DeviceId> near) const {
   if (!is_cpu(topo_, src) && !is_cpu(topo_, dst))
     throw std::invalid_argument("a host copy needs a CPU socket at one end, got " + topo_.device(src).name +
                                 " -> " + topo_.device(dst).name);
   Route r;
   r.transport = Transport::HostCopy;
   r.setup = cost_.host_copy_latency;
-  if (is_cpu(topo_, src)) r.crossings.push_back({dram_for(src, dst), true});
+  if (is_cpu(topo_, src)) r.crossings.push_back({dram_for(src, near.value_or(dst)), true});
   append_path(r, topo_.pcie_path(src, dst));
-  if (is_cpu(topo_, dst)) r.crossings.push_back({dram_for(dst, src), true});
+  if (is_cpu(topo_, dst)) r.crossings.push_back({dram_for(dst, near.value_or(src)), true});
   add_both_crossings(r);
   return r;
 }
@@ -375,7 +375,8 @@ Route Platform::net_route(DeviceId src, DeviceId dst) const {
   return r;
 }
 
-Route Platform::route(DeviceId src, DeviceId dst, Transport transport) const {
+Route Platform::route(DeviceId src, DeviceId dst, Transport transport,
+                      std::optional<DeviceId> host_memory_near) const {
   Route r;
   switch (transport) {
     case Transport::Auto:
@@ -394,7 +395,7 @@ Route Platform::route(DeviceId src, DeviceId dst, Transport transport) const {
       r = staged_route(src, dst);
       break;
     case Transport::HostCopy:
-      r = host_copy_route(src, dst);
+      r = host_copy_route(src, dst, host_memory_near);
       break;
     case Transport::Net:
       if (src == dst) break;

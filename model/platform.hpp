@@ -122,7 +122,10 @@ class Platform {
   /// pinned host memory next to the GPU) -> the network -> the peer's NIC -> GPU; within one server the
   /// sender's NIC loops back (NCCL_SHM_DISABLE without P2P). Throws std::invalid_argument when
   /// the transport cannot join the two devices (e.g. SHM between two servers, HostCopy without a CPU).
-  Route route(topology::DeviceId src, topology::DeviceId dst, Transport transport) const;
+  /// `host_memory_near` (HostCopy only): the host end's memory is that of this device's NUMA node
+  /// (dram_for) rather than the device end's.
+  Route route(topology::DeviceId src, topology::DeviceId dst, Transport transport,
+              std::optional<topology::DeviceId> host_memory_near = std::nullopt) const;
 
   /// The transport NCCL / CUDA would use between two devices: `requested` unless it is Auto; Auto gives
   /// HostCopy when one end is a CPU socket, Net between servers, P2p when topology::decide_p2p allows it
@@ -162,7 +165,8 @@ class Platform {
   /// The located error for a pair that, without P2P and SHM, would need a NIC the server lacks.
   void require_loopback_nic(topology::DeviceId src, topology::DeviceId dst) const;
   Route staged_route(topology::DeviceId src, topology::DeviceId dst) const;
-  Route host_copy_route(topology::DeviceId src, topology::DeviceId dst) const;
+  Route host_copy_route(topology::DeviceId src, topology::DeviceId dst,
+                        std::optional<topology::DeviceId> near) const;
   Route net_route(topology::DeviceId src, topology::DeviceId dst) const;
   bool net_leg(Route& r, topology::DeviceId gpu, topology::DeviceId nic, bool send) const;
   void finish(Route& r) const;

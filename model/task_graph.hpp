@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,9 @@ struct Transfer {
   /// Stream the task runs on (any id the caller chooses, e.g. rank x 4 + stream kind); tasks of one
   /// stream run one at a time in index order, as on a CUDA stream. -1: no stream (only `after` orders it).
   long stream = -1;
+  /// HostCopy only: the host end uses the memory of this device's NUMA node instead of the device end's
+  /// own (Platform::route). A staged GPU-to-GPU copy reads its H2D leg from the buffer its D2H leg wrote.
+  std::optional<topology::DeviceId> host_memory_near;
 };
 
 /// A compute task: `duration` seconds on `device`'s stream `stream`, after `after`.

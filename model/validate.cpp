@@ -324,7 +324,7 @@ class Validator {
       return;
     }
     const DeviceId socket = p.topology().socket_of(a);
-    attribute(p, {p.route(a, socket, Transport::HostCopy), p.route(socket, b, Transport::HostCopy)}, c);
+    attribute(p, {p.route(a, socket, Transport::HostCopy), p.route(socket, b, Transport::HostCopy, a)}, c);
     // A pipelined staging path (chunk > 0) loses its per-chunk hand-offs on top of the legs' rate: that
     // is what a staged measurement adds to what host copies already teach.
     const int sm = std::min(p.topology().device(a).gpu->sm, p.topology().device(b).gpu->sm);

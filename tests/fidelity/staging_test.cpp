@@ -87,6 +87,32 @@ TEST(StagedCopy, EveryHandOffCrossesTheLegsSoASocketLinkSlowsTheCopy) {
   EXPECT_LT(got, bench_of(one, kS).uni_p2p_off[0][1]);
 }
 
+TEST(StagedCopy, BothLegsUseTheSendersNumaNode) {
+  // EPYC 7002 in NPS4: GPU0 on quadrant 3, GPU1 on quadrant 2, each node 2 of the 8 channels
+  // (51.2 GB/s x memory_efficiency). The D2H leg writes the sender's node and the H2D leg reads the same
+  // buffer, so that node's memory carries every byte twice: each leg gets node / 2 (21.5 GB/s), below the
+  // Gen4 leg. (Before, the H2D leg read the receiver's node, and neither node limited the copy.)
+  const std::string layout = R"({"name": "nps4", "driver": {"p2p_patched": true},
+    "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": 4}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 3},
+                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 2}],
+    "slots": [{"id": "s0", "parent": "rc0", "gen": 4, "width": 16}, {"id": "s1", "parent": "rc1", "gen": 4, "width": 16}],
+    "gpus": [{"id": "gpu0", "model": "rtx-4090", "slot": "s0"}, {"id": "gpu1", "model": "rtx-4090", "slot": "s1"}]})";
+  const Platform p = platform_of(layout);
+  const auto& c = p.cost_model();
+  const double b = pcie_x16_gbs(p, 4);
+  const double node = 204.8 / 4 * c.memory_efficiency;
+  ASSERT_LT(node / 2, b);
+  const double expected = staged_gbs(kS, c.staging_chunk.value, c.staging_sync_latency.value, b, node / 2,
+                                     legs_latency(p), root_port_hops(p));
+  const double got = bench_of(p, kS).uni_p2p_off[0][1];
+  expect_closed_form("S / (latency + c/B + n t_sync + (n-1) h + S/(node / 2))", expected, got, "GB/s");
+  // NPS1 (one node of all 8 channels) is not limited by memory: the leg decides.
+  std::string nps1 = layout;
+  nps1.replace(nps1.find(R"("nps": 4)"), 8, R"("nps": 1)");
+  EXPECT_GT(bench_of(platform_of(nps1), kS).uni_p2p_off[0][1], got * 1.1);
+}
+
 TEST(StagedCopy, BiggerChunksOrCheaperHandOffsNeverSlowACopy) {
   const std::string layout = pair_layout("rtx-6000-ada", "epyc-9004", 4, 1);
   double last = 0;
