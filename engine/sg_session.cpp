@@ -360,7 +360,11 @@ void Runner::transfer(Worker* w) {
       w->flows->set_receiver(sinks_.at(ends_[k].second));
       w->sink = ends_[k].second;
     }
-    w->flows->put(&payload_, static_cast<std::uint64_t>(std::llround(t.bytes.value * r.wire_per_byte)));
+    const auto size = static_cast<std::uint64_t>(std::llround(t.bytes.value * r.wire_per_byte));
+    if (r.flow_cap.value > 0)  // a per-transfer limit (Route::flow_cap), in the same link bytes as `size`
+      w->flows->put_init(&payload_, size)->set_rate(r.flow_cap.value)->wait();
+    else
+      w->flows->put(&payload_, size);
     // Take the finished Comm off the mailbox (it is the only one there; a get on an empty mailbox would
     // post a receive for a later put to match instead).
     w->flows->get<int>();

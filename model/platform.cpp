@@ -96,6 +96,9 @@ std::string describe(const topology::Topology& t, const Link& l, double eff) {
     case LinkKind::InterSocket:
       return std::string(topology::to_string(t.device(l.up).cpu->inter_socket)) + " x" +
              std::to_string(l.width) + ", " + wire +
+             (t.device(l.up).cpu->inter_socket_flow_gbs > 0 && !l.declared_effective
+                  ? fmt("; one transfer at most %.1f GB/s", t.device(l.up).cpu->inter_socket_flow_gbs)
+                  : std::string()) +
              fmt("; NCCL plans with %.0f GB/s", t.device(l.up).cpu->inter_socket_effective_gbs);
     case LinkKind::NvLink:
       if (t.device(l.up).gpu != nullptr && t.device(l.up).gpu->vendor == topology::Vendor::Amd)
@@ -137,6 +140,10 @@ void Platform::add_topology_links() {
     p.nccl_bandwidth = l.kind == LinkKind::InterSocket
                            ? gb_per_s(topo_.device(l.up).cpu->inter_socket_effective_gbs)
                            : p.bandwidth;
+    // A measured per-transfer rate across the sockets (Rome: one GPU pair's copy 22.1 GB/s where the
+    // links carry 4 x 36); a layout's declared rate replaces the catalog's figures.
+    if (l.kind == LinkKind::InterSocket && !l.declared_effective)
+      p.flow_cap = gb_per_s(topo_.device(l.up).cpu->inter_socket_flow_gbs);
     links_.push_back(std::move(p));
   }
 }
@@ -417,7 +424,14 @@ void Platform::finish(Route& r) const {
     ++crossings[{h.link, links_[h.link].duplex && h.downstream}];
   }
   double best = std::numeric_limits<double>::infinity();
-  for (const auto& [hop, n] : crossings) best = std::min(best, links_[hop.link].bandwidth.value / n);
+  for (const auto& [hop, n] : crossings) {
+    best = std::min(best, links_[hop.link].bandwidth.value / n);
+    // The measured per-transfer limits are of peer-to-peer traffic (GPU writes into a GPU across the
+    // sockets); host DMA to the other socket's memory has no such measurement and keeps the links' rate.
+    const double cap = r.transport == Transport::P2p ? links_[hop.link].flow_cap.value : 0.0;
+    if (cap > 0 && (r.flow_cap.value == 0 || cap < r.flow_cap.value)) r.flow_cap = {cap};
+  }
+  if (r.flow_cap.value > 0) best = std::min(best, r.flow_cap.value);
   r.bottleneck = {std::isinf(best) ? 0.0 : best / r.wire_per_byte};
 }
 

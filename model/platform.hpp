@@ -34,6 +34,9 @@ struct PlatformLink {
   /// protocol choice), bytes per second: for a socket link NCCL's per-CPU constant (BDW 6, SKL 10, SRP
   /// 22, AMD 16 GB/s; CpuSpec::inter_socket_effective_gbs), for every other link `bandwidth`.
   BytesPerSecond nccl_bandwidth;
+  /// The most one peer-to-peer transfer moves across this link (link bytes per second;
+  /// CpuSpec::inter_socket_flow_gbs for a socket link of a CPU that has one); 0: no limit below `bandwidth`.
+  BytesPerSecond flow_cap;
 };
 
 /// One link crossed in one direction (the only notion of a directed link in rigsim): `downstream` is
@@ -58,6 +61,9 @@ struct Route {
   /// SM-issued PCIe traffic (P2P, SHM) moves 128-byte TLPs, P2P through an Intel root complex 64-byte
   /// ones (Platform::route). The simulation moves bytes x this.
   double wire_per_byte = 1.0;
+  /// P2P routes: the lowest PlatformLink::flow_cap of the links crossed (link bytes per second); the
+  /// simulation never runs this transfer faster, whatever the links leave it. 0: none (other transports).
+  BytesPerSecond flow_cap;
 };
 
 /// How two devices talk and what it costs, as NCCL / CUDA would decide it and as the simulation will

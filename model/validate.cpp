@@ -46,14 +46,17 @@ std::string size_text(double bytes) {
   return buf;
 }
 
-/// The link of a route that limits a lone flow: the smallest bandwidth / times crossed.
+/// The link of a route that limits a lone flow: the smallest bandwidth / times crossed, or the link
+/// whose per-transfer limit (Route::flow_cap) is lower still.
 std::optional<std::size_t> route_bottleneck(const Platform& p, const Route& r) {
   std::map<std::size_t, int> crossed;
   for (const Crossing& h : r.crossings) ++crossed[h.link];
   std::optional<std::size_t> best;
   double rate = 0;
   for (const auto& [link, times] : crossed) {
-    const double share = p.links()[link].bandwidth.value / times;
+    double share = p.links()[link].bandwidth.value / times;
+    if (r.flow_cap.value > 0 && p.links()[link].flow_cap.value == r.flow_cap.value)
+      share = std::min(share, r.flow_cap.value);
     if (!best || share < rate) best = link, rate = share;
   }
   return best;
@@ -79,7 +82,11 @@ void attribute(const Platform& p, const std::vector<Route>& routes, PointCheck& 
   }
   if (!best) return;
   c.bottleneck = link_name(p, *best, *on);
-  c.key = efficiency_key(p, *best);
+  // A per-transfer limit is a catalog measurement (CpuSpec::inter_socket_flow_gbs): no CostModel key
+  // scales it, so calibrate leaves such a point out.
+  const bool capped = on->flow_cap.value > 0 && p.links()[*best].flow_cap.value == on->flow_cap.value &&
+                      on->flow_cap.value < p.links()[*best].bandwidth.value;
+  c.key = capped ? "" : efficiency_key(p, *best);
   c.efficiency = current_efficiency(p, *best);
 }
 

@@ -80,10 +80,13 @@ struct CpuSpec {
   int inter_socket_links;             // links between two sockets in a 2P system (default wiring)
   double inter_socket_link_gbs;       // per link, per direction, theoretical GB/s
   double inter_socket_effective_gbs;  // effective GB/s for GPU traffic across sockets (NCCL's model)
-  bool p2p_across_sockets;            // PCIe P2P between devices on different sockets is supported
-  int cpuid_family;                   // for NCCL XML export (familyid)
-  int cpuid_model;                    // for NCCL XML export (modelid)
-  double tdp_w;                       // typical TDP of the family, W
+  // The most one peer-to-peer transfer (a GPU pair's copy or NCCL P2P connection) moves across the
+  // socket links, GB/s of link bytes, measured; 0: no limit below the links' own rate.
+  double inter_socket_flow_gbs;
+  bool p2p_across_sockets;  // PCIe P2P between devices on different sockets is supported
+  int cpuid_family;         // for NCCL XML export (familyid)
+  int cpuid_model;          // for NCCL XML export (modelid)
+  double tdp_w;             // typical TDP of the family, W
   // Places DRAM attaches inside one socket: the I/O die's quadrants (EPYC 7002+, Threadripper PRO) or
   // the dies that carry memory controllers (EPYC 7001, Threadripper 1000/2000); 1 for one memory
   // domain. A layout's "nps" (NUMA nodes per socket) may split the socket into up to this many nodes.

@@ -116,6 +116,8 @@ struct Schema<CpuSpec> {
         {"inter_socket_link_gbs", &S::inter_socket_link_gbs, 0, 500, "GB/s per socket link per direction"},
         {"inter_socket_effective_gbs", &S::inter_socket_effective_gbs, 0, 500,
          "NCCL's effective GB/s across sockets"},
+        {"inter_socket_flow_gbs", &S::inter_socket_flow_gbs, 0, 500,
+         "GB/s one transfer moves across the socket links (0: no limit)", "0"},
         {"p2p_across_sockets", &S::p2p_across_sockets},
         {"cpuid_family", &S::cpuid_family, 0, 255, "CPUID family"},
         {"cpuid_model", &S::cpuid_model, 0, 255, "CPUID model"},
@@ -129,7 +131,7 @@ struct Schema<CpuSpec> {
   static std::string inconsistency(const CpuSpec& c) {
     const bool single = c.inter_socket == InterSocketKind::None;
     if (single && (c.inter_socket_links != 0 || c.inter_socket_link_gbs != 0 ||
-                   c.inter_socket_effective_gbs != 0 || c.p2p_across_sockets))
+                   c.inter_socket_effective_gbs != 0 || c.inter_socket_flow_gbs != 0 || c.p2p_across_sockets))
       return "\"inter_socket\" is \"none\" (a single-socket part) but inter-socket values are given";
     const int d = c.numa_domains;
     if (d != 1 && d != 2 && d != 4 && d != 8)

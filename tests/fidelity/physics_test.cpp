@@ -74,6 +74,33 @@ TEST(SocketLink, CrossSocketP2pOnDualEpycIsBoundByPcieNotByNcclsSixteen) {
   EXPECT_GT(r.uni_p2p_on[0][1], 1.5 * t.device(t.find("cpu0")).cpu->inter_socket_effective_gbs);
 }
 
+TEST(SocketLink, OneP2pTransferAcrossRomesSocketsGetsTheMeasuredRate) {
+  // Dual EPYC 7002: a GPU pair's P2P copy across the sockets 21.5-22.7 GB/s against 26.4 within one
+  // (WU-CVGL/cluster-setup), far below xGMI's 4 x 36 x efficiency: one transfer is held to
+  // inter_socket_flow_gbs (22.1) of link bytes, two at once (bidirectional) each get it, and NCCL's
+  // SM traffic (128-byte TLPs, 1.072 link bytes per byte) gets 22.1 / 1.072.
+  const Platform p = platform_of(pair_layout("rtx-4090", "epyc-7002", 4, 2, /*patched=*/true));
+  const P2pBenchResult r = bench_of(p);
+  ASSERT_TRUE(r.can_access[0][1]);
+  const auto& t = p.topology();
+  const double cap = t.device(t.find("cpu0")).cpu->inter_socket_flow_gbs;
+  ASSERT_DOUBLE_EQ(cap, 22.1);
+  const double s = 256.0 * 1024 * 1024;
+  const double lat = p.route(t.find("gpu0"), t.find("gpu1"), Transport::P2p).latency.value;
+  expect_closed_form("S / (S/cap + latency)", s / (s / (cap * 1e9) + lat) / 1e9, r.uni_p2p_on[0][1], "GB/s");
+  expect_closed_form("2 S / (S/cap + latency)", 2 * s / (s / (cap * 1e9) + lat) / 1e9, r.bi_p2p_on[0][1],
+                     "GB/s");
+  const Route nccl = p.route(t.find("gpu0"), t.find("gpu1"), Transport::P2p);
+  expect_closed_form("cap / wire_per_byte", cap / nccl.wire_per_byte, nccl.bottleneck.gb_per_s(), "GB/s", 1e-9);
+  // Within one socket, and across Genoa's sockets, the PCIe link decides; host copies across Rome's
+  // sockets keep the links' rate (the measurement is of P2P traffic).
+  const Platform one = platform_of(pair_layout("rtx-4090", "epyc-7002", 4, 1, true));
+  EXPECT_GT(bench_of(one).uni_p2p_on[0][1], 1.1 * r.uni_p2p_on[0][1]);
+  const Platform genoa = platform_of(pair_layout("rtx-4090", "epyc-9004", 4, 2, true));
+  EXPECT_GT(bench_of(genoa).uni_p2p_on[0][1], 1.1 * r.uni_p2p_on[0][1]);
+  EXPECT_EQ(p.route(t.find("cpu0"), t.find("gpu1"), Transport::HostCopy).flow_cap.value, 0.0);
+}
+
 TEST(SocketLink, AStagedCopyAcrossSlowQpiIsBoundByTheSocketLink) {
   // Two QPI links of Xeon E5 v4 with a profile's efficiency of 0.2: 2 x 19.2 x 0.2 = 7.68 GB/s per
   // direction, below a Gen3 x16; the H2D leg to the far socket's GPU crosses it. A P40 takes the
