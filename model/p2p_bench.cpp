@@ -125,6 +125,15 @@ class Planner {
 
  private:
   bool peer(std::size_t i, std::size_t j, bool p2p_on) const { return p2p_on && out_.can_access[i][j]; }
+  /// Latency of the socket links the P2P route from GPU i to GPU j crosses, microseconds.
+  double socket_crossings_us(std::size_t i, std::size_t j) const {
+    double us = 0;
+    for (const Crossing& c : p_.route(gpu(i), gpu(j), Transport::P2p).crossings)
+      if (c.link < p_.topology().links().size() &&
+          p_.topology().link(c.link).kind == topology::LinkKind::InterSocket)
+        us += p_.links()[c.link].latency.us();
+    return us;
+  }
   DeviceId gpu(std::size_t i) const { return gpus_[i]; }
   DeviceId socket(std::size_t i) const { return p_.topology().socket_of(gpu(i)); }
 
@@ -153,9 +162,11 @@ void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
              uni[i][j] = gbps(s, phase_seconds(r, ids));
            }});
       if (peer(i, j, p2p_on)) {
-        // Posted writes do not wait for the far end: the sample's figure is the GPUs' issue time.
+        // Posted writes do not wait for the far end: the sample's figure is the GPUs' issue time, plus
+        // the socket link's latency where the writes cross the sockets (the +0.1 us per crossing that
+        // CostModel::inter_socket_latency was measured from).
         const int sm = std::min(p_.topology().device(gpu(i)).gpu->sm, p_.topology().device(gpu(j)).gpu->sm);
-        lat[i][j] = calibration::p2p_write_latency_of(p_.cost_model(), sm).us();
+        lat[i][j] = calibration::p2p_write_latency_of(p_.cost_model(), sm).us() + socket_crossings_us(i, j);
       } else {
         readings_.push_back(
             {plan_.add(one(i, j, Bytes{0}, "latency")),
