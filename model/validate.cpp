@@ -47,17 +47,22 @@ std::string size_text(double bytes) {
 }
 
 /// The link of a route that limits a lone flow: the smallest bandwidth / times crossed, or the link
-/// whose per-transfer limit (Route::flow_cap) is lower still.
-std::optional<std::size_t> route_bottleneck(const Platform& p, const Route& r) {
+/// whose per-transfer limit (Route::flow_cap) is lower still (`capped`).
+struct Limit {
+  std::size_t link = 0;
+  bool capped = false;
+};
+std::optional<Limit> route_bottleneck(const Platform& p, const Route& r) {
   std::map<std::size_t, int> crossed;
   for (const Crossing& h : r.crossings) ++crossed[h.link];
-  std::optional<std::size_t> best;
+  std::optional<Limit> best;
   double rate = 0;
   for (const auto& [link, times] : crossed) {
-    double share = p.links()[link].bandwidth.value / times;
-    if (r.flow_cap.value > 0 && p.links()[link].flow_cap.value == r.flow_cap.value)
-      share = std::min(share, r.flow_cap.value);
-    if (!best || share < rate) best = link, rate = share;
+    const double share = p.links()[link].bandwidth.value / times;
+    const bool capped = r.flow_cap.value > 0 && p.links()[link].flow_cap.value == r.flow_cap.value &&
+                        r.flow_cap.value < share;
+    if (!best || (capped ? r.flow_cap.value : share) < rate)
+      best = Limit{link, capped}, rate = capped ? r.flow_cap.value : share;
   }
   return best;
 }
@@ -71,23 +76,21 @@ std::string link_name(const Platform& p, std::size_t link, const Route& r) {
 
 /// Sets the point's bottleneck and key from the narrowest link of the routes a copy crosses.
 void attribute(const Platform& p, const std::vector<Route>& routes, PointCheck& c) {
-  std::optional<std::size_t> best;
+  std::optional<Limit> best;
   const Route* on = nullptr;
   double rate = 0;
   for (const Route& r : routes) {
-    const auto link = route_bottleneck(p, r);
-    if (!link) continue;
+    const auto limit = route_bottleneck(p, r);
+    if (!limit) continue;
     const double v = r.bottleneck.value;
-    if (!best || v < rate) best = link, rate = v, on = &r;
+    if (!best || v < rate) best = limit, rate = v, on = &r;
   }
   if (!best) return;
-  c.bottleneck = link_name(p, *best, *on);
+  c.bottleneck = link_name(p, best->link, *on);
   // A per-transfer limit is a catalog measurement (CpuSpec::inter_socket_flow_gbs): no CostModel key
   // scales it, so calibrate leaves such a point out.
-  const bool capped = on->flow_cap.value > 0 && p.links()[*best].flow_cap.value == on->flow_cap.value &&
-                      on->flow_cap.value < p.links()[*best].bandwidth.value;
-  c.key = capped ? "" : efficiency_key(p, *best);
-  c.efficiency = current_efficiency(p, *best);
+  c.key = best->capped ? "" : efficiency_key(p, best->link);
+  c.efficiency = current_efficiency(p, best->link);
 }
 
 class Validator {
