@@ -194,11 +194,14 @@ void set_staging_defaults(CostModel& m) {
   // (NVIDIA/nccl#814) -> 0.99 MB; RTX 5090 Gen5, Genoa root ports, 38.6 of 51.7 (nccl-tests#287) ->
   // 0.94 MB; 8x H100 SXM Gen5 behind PCIe switches (h = 2 x (2 x 0.1 + 0.115) us, the HGX layout), 37.0
   // of 51.7 (NVIDIA/nccl#1264) -> 0.86 MB: [D] geometric mean 0.94 MB.
-  // Turing / Ampere and older (SM < 8.9): 0 = no pipelining, the whole copy staged once
-  // (store-and-forward, about half a leg: the rule rigsim had, which matches old drivers on Gen3 —
-  // issue 9, DECISIONS "staged copies"). No chunk is fitted for this path: the published Turing/Ampere
-  // P2P=Disabled runs known to the project are dev cases, which must stay independent checks.
-  m.staging_chunk_legacy = Bytes{0};
+  // Turing / Ampere and older (SM < 8.9): the same chunked staging through one buffer, but the legs
+  // take turns (DECISIONS "the legacy path stages in chunks without overlap"): each chunk's D2H, a
+  // hand-off, its H2D, a hand-off before the buffer is reused, so a lone large copy reaches
+  // leg / (2 + 2 (t_sync + h) x leg / chunk), about 0.43 of a Gen4 leg. No figure of its own: the
+  // driver's chunk and hand-off above, which came from SM >= 8.9 runs only (the published Turing /
+  // Ampere P2P=Disabled runs known to the project are dev cases and stay independent checks; the lead
+  // reverted a chunk fitted to them). 0 = the whole copy as one chunk (store-and-forward).
+  m.staging_chunk_legacy = Bytes{0.94e6};
   m.staging_chunk = Bytes{0.94e6};
 }
 
@@ -417,7 +420,11 @@ double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind 
 }
 
 Bytes staging_chunk_of(const CostModel& m, int sm) {
-  return sm < 89 ? m.staging_chunk_legacy : m.staging_chunk;
+  return staging_overlaps(sm) ? m.staging_chunk : m.staging_chunk_legacy;
+}
+
+bool staging_overlaps(int sm) {
+  return sm >= 89;
 }
 
 CostModel default_cost_model() {

@@ -35,7 +35,7 @@ struct CostModel {
 
   // --- the driver's host staging of a copy between GPUs without peer access (cudaMemcpyPeer) ---
   Seconds staging_sync_latency;  // per chunk: the host waits for the D2H of a chunk before its H2D
-  Bytes staging_chunk_legacy;    // staging chunk of the driver's copy path for Ampere and older GPUs
+  Bytes staging_chunk_legacy;    // staging chunk of the driver's turn-taking path (Ampere and older)
   Bytes staging_chunk;           // the same for Ada, Hopper, Blackwell and newer (SM 8.9 and up)
 
   // --- compute: achieved / catalog peak, used by calibration/compute (0..1] ---
@@ -103,6 +103,9 @@ double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind 
 /// The driver's staging chunk for a copy between GPUs of compute capability `sm` (the older GPU's,
 /// e.g. 86 for SM 8.6): staging_chunk_legacy below SM 8.9, else staging_chunk.
 Bytes staging_chunk_of(const CostModel& m, int sm);
+/// Whether the driver overlaps the D2H of one staging chunk with the H2D of the one before for GPUs of
+/// compute capability `sm` (SM 8.9 and up: Ada, Hopper, Blackwell); older parts take turns.
+bool staging_overlaps(int sm);
 
 /// Built-in defaults, each with its source in cost_model.cpp.
 CostModel default_cost_model();

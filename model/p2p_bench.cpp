@@ -56,28 +56,37 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
   return x;
 }
 
-/// Time the driver's staging adds to the two legs' flows (DESIGN rule 4, fidelity rule 2): the first
-/// chunk fills the pipeline before the second leg starts (min(c, S) / B), and the host waits once per
-/// chunk for its D2H before queueing its H2D (n x staging_sync_latency, n = max(1, ceil(S / c))), and
-/// each hand-off after the first crosses the legs' links ((n - 1) x h, h the two legs' link latencies).
-/// B is the slower leg alone; chunk c by the older GPU's architecture (CostModel::staging_chunk_of).
+/// Time the driver's staging adds to the two legs' flows (DESIGN rule 4, fidelity rule 2). The driver
+/// moves the copy in n = max(1, ceil(S / c)) chunks through pinned host buffers, and the host waits at
+/// every hand-off between legs (staging_sync_latency); each hand-off after the first also crosses the
+/// legs' links (h, the two legs' link latencies). Chunk c by the older GPU's architecture
+/// (CostModel::staging_chunk_of); B is the slower leg alone.
+/// - Overlapped (SM >= 8.9): the D2H of one chunk runs beside the H2D of the one before. The first
+///   chunk fills the pipeline (min(c, S) / B), then n hand-offs: fill + n t_sync + (n - 1) h.
+/// - Taking turns (older GPUs): each chunk's D2H, a hand-off, its H2D, a hand-off before the buffer
+///   is reused, so the legs' bytes add (S / B before the flows) and there are 2n - 1 hand-offs:
+///   S / B + (2n - 1) t_sync + (2n - 2) h.
+/// The two leg flows then run at once after this wait, which carries what the flows' overlap hides.
 Seconds staging_overhead(const Platform& p, DeviceId src, DeviceId dst, DeviceId staging, Bytes bytes) {
   const auto& c = p.cost_model();
   const auto& topo = p.topology();
   const int sm = std::min(topo.device(src).gpu->sm, topo.device(dst).gpu->sm);
-  // A chunk of 0 is the legacy path: no pipelining, the whole copy is one chunk (store-and-forward).
   const double set = calibration::staging_chunk_of(c, sm).value;
-  const double chunk = set > 0 ? set : std::max(bytes.value, 1.0);
+  const double chunk = set > 0 ? set : std::max(bytes.value, 1.0);  // 0: the whole copy is one chunk
   const Route d2h = p.route(src, staging, Transport::HostCopy);
   const Route h2d = p.route(staging, dst, Transport::HostCopy, src);
   const double leg = std::min(d2h.bottleneck.value, h2d.bottleneck.value);
-  // Every hand-off after the first also crosses the two legs' links once (their route latency without
-  // the copies' launch): the D2H's completion travels to the host, the H2D's first reads to the GPU.
-  // The first chunk's crossings are the legs' own latency, which the two flows already carry.
+  // A hand-off crosses the two legs' links once (their route latency without the copies' launch): the
+  // D2H's completion travels to the host, the H2D's first reads to the GPU (and, taking turns, the
+  // H2D's completion back and the next D2H's start). The first one's crossings are the legs' own
+  // latency, which the two flows already carry.
   const double hops = d2h.latency.value - d2h.setup.value + h2d.latency.value - h2d.setup.value;
   const double chunks = std::max(1.0, std::ceil(bytes.value / chunk));
-  const double fill = leg > 0 ? std::min(chunk, bytes.value) / leg : 0.0;
-  return Seconds{fill + chunks * c.staging_sync_latency.value + (chunks - 1) * hops};
+  const bool overlapped = calibration::staging_overlaps(sm);
+  const double handoffs = overlapped ? chunks : 2 * chunks - 1;
+  const double staged = overlapped ? std::min(chunk, bytes.value) : bytes.value;
+  const double fill = leg > 0 ? staged / leg : 0.0;
+  return Seconds{fill + handoffs * c.staging_sync_latency.value + (handoffs - 1) * hops};
 }
 
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P

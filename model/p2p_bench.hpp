@@ -2,10 +2,10 @@
 //
 // What each figure means, as in the CUDA samples:
 // - P2P=Disabled: cudaMemcpyPeer stages the copy through pinned memory of the sender's socket in
-//   chunks c (CostModel::staging_chunk_of: by GPU architecture): the two legs (D2H, H2D) run at
-//   once after a wait of min(c, S) / leg + max(1, ceil(S / c)) x staging_sync_latency, so a lone copy
-//   of S bytes takes about (n + 1) c / B + n t_sync with n = S / c, and both directions at once share
-//   the links' duplex budget and the sockets' memory.
+//   chunks c (CostModel::staging_chunk_of: by GPU architecture). From SM 8.9 the D2H of one chunk
+//   overlaps the H2D of the one before: a lone copy of S bytes takes about (n + 1) c / B + n t_sync
+//   with n = S / c. Older GPUs take turns through one buffer: 2 S / B + (2n - 1) t_sync. Both
+//   directions at once share the links' duplex budget and the sockets' memory.
 // - P2P=Enabled: what the driver would actually do: a direct copy (NVLink when present) when
 //   cudaDeviceCanAccessPeer would say yes (topology::hardware_p2p), else still staged.
 // - Unidirectional: one copy alone, bytes / time. Bidirectional: both directions at once, the sum.

@@ -45,18 +45,23 @@ TEST(P2pBench, ClosedFormsOnTwoTeslaUnderOneSwitch) {
   EXPECT_TRUE(r.can_access[0][1]);
   // Both directions at once: each direction of each link is its own resource.
   expect_closed_form("2 x uni", 2 * r.uni_p2p_on[0][1], r.bi_p2p_on[0][1], "GB/s");
-  // Staged (cudaMemcpyPeer without peer access): a P40 takes the legacy path, no pipelining (the
-  // whole copy S is one chunk c). Both legs run at once; the uplink carries the D2H up and the H2D down, two
-  // host-DMA flows on its duplex budget 2 x duplex x wire, so each gets duplex x wire; the pipeline waits c/B
-  // (B a leg alone: the GPU link) + n t_sync first (tests/fidelity/staging_test.cpp states the rule).
+  // Staged (cudaMemcpyPeer without peer access): a P40 takes the legacy path, its legs taking turns
+  // through one buffer in n = ceil(S/c) chunks, so the legs' bytes add (S/B, B a leg alone: the GPU
+  // link) and the host waits at 2n - 1 hand-offs (t_sync each, and each after the first crosses the
+  // legs' links h); then both leg flows run at once: the uplink carries the D2H up and the H2D down,
+  // two host-DMA flows on its duplex budget 2 x duplex x wire, so each gets duplex x wire
+  // (tests/fidelity/staging_test.cpp states the rule).
   const auto& t = p.topology();
-  const double legs_lat = std::max(p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy).latency.value,
-                                   p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy).latency.value);
-  ASSERT_EQ(c.staging_chunk_legacy.value, 0.0);
-  const double chunk = s, sync = c.staging_sync_latency.value;
-  const double wait = legs_lat + chunk / (link * 1e9) + std::ceil(s / chunk) * sync;
+  const Route d2h = p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy);
+  const Route h2d = p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy);
+  const double legs_lat = std::max(d2h.latency.value, h2d.latency.value);
+  const double h = d2h.latency.value - d2h.setup.value + h2d.latency.value - h2d.setup.value;
+  const double chunk = c.staging_chunk_legacy.value, sync = c.staging_sync_latency.value;
+  ASSERT_GT(chunk, 0.0);
+  const double handoffs = 2 * std::ceil(s / chunk) - 1;
+  const double wait = legs_lat + s / (link * 1e9) + handoffs * sync + (handoffs - 1) * h;
   const double flow = c.pcie_duplex_efficiency * 16 * 0.985;  // GB/s, one of two flows on the uplink
-  expect_closed_form("staged copy: S/(latency + c/B + n t_sync + S/(duplex x wire))",
+  expect_closed_form("staged copy: S/(latency + S/B + (2n-1) t_sync + (2n-2) h + S/(duplex x wire))",
                      s / (wait + s / (flow * 1e9)) / 1e9, r.uni_p2p_off[0][1], "GB/s");
   // Both staged copies at once: four host-DMA flows on the uplink's duplex budget.
   expect_closed_form("bidir staged: 2S/(wait + S/(duplex x wire / 2))",

@@ -57,19 +57,39 @@ TEST(StagedCopy, ChunkedPipelineClosedFormAdaGen4) {
   EXPECT_LT(r.uni_p2p_off[0][1], b);
 }
 
-TEST(StagedCopy, LegacyDriverPathIsAboutHalfALegAmpereGen3) {
+TEST(StagedCopy, LegacyDriverPathTakesTurnsThroughOneBufferAmpereGen3) {
   const Platform p = platform_of(pair_layout("rtx-3090", "epyc-7002", 3, 1));
   const auto& c = p.cost_model();
   const P2pBenchResult r = bench_of(p, kS);
   const double b = pcie_x16_gbs(p, 3);
-  // The legacy path does not pipeline (chunk 0): the whole copy is one chunk, store-and-forward.
-  EXPECT_DOUBLE_EQ(calibration::staging_chunk_of(c, 86).value, 0.0);
-  const double expected =
-      staged_gbs(kS, kS, c.staging_sync_latency.value, b, b, legs_latency(p), root_port_hops(p));
-  expect_closed_form("2S/B + t_sync + latency (store-and-forward)", expected, r.uni_p2p_off[0][1], "GB/s");
-  // The old store-and-forward figure of about half a leg (published Gen3 runs: 5.71 of 12.2 GB/s).
-  EXPECT_GT(r.uni_p2p_off[0][1], 0.35 * b);
-  EXPECT_LT(r.uni_p2p_off[0][1], 0.65 * b);
+  // The legacy path stages in the same chunks, but each chunk's D2H, a hand-off, its H2D and a hand-off
+  // before the buffer is reused take turns: the legs' bytes add (S/B) and 2n - 1 hand-offs, each after
+  // the first crossing the legs' links.
+  EXPECT_FALSE(calibration::staging_overlaps(86));
+  EXPECT_TRUE(calibration::staging_overlaps(89));
+  const double chunk = calibration::staging_chunk_of(c, 86).value;
+  EXPECT_DOUBLE_EQ(chunk, c.staging_chunk_legacy.value);
+  const double n = std::ceil(kS / chunk), t_sync = c.staging_sync_latency.value, h = root_port_hops(p);
+  const double t = legs_latency(p) + 2 * kS / (b * 1e9) + (2 * n - 1) * t_sync + (2 * n - 2) * h;
+  expect_closed_form("2S/B + (2n-1) t_sync + (2n-2) h + latency (legs take turns)", kS / t / 1e9,
+                     r.uni_p2p_off[0][1], "GB/s");
+  // Below half a leg by the hand-offs: B / (2 + 2 (t_sync + h) B / c) (published Gen3 runs: 5.71 of
+  // 12.2 GB/s; Gen4 3090 pairs 11.2-11.3 of 25.8).
+  expect_closed_form("B / (2 + 2 (t_sync + h) B / c)", b / (2 + 2 * (t_sync + h) * b * 1e9 / chunk),
+                     r.uni_p2p_off[0][1], "GB/s", 0.01);
+  EXPECT_LT(r.uni_p2p_off[0][1], 0.5 * b);
+  // More chunks (a smaller buffer) mean more hand-offs: never faster.
+  calibration::CostModel small = c;
+  small.staging_chunk_legacy = Bytes{chunk / 4};
+  const Platform q = platform_of(pair_layout("rtx-3090", "epyc-7002", 3, 1), small);
+  EXPECT_LT(bench_of(q, kS).uni_p2p_off[0][1], r.uni_p2p_off[0][1]);
+  // Chunk 0 is the whole copy as one chunk: store-and-forward, 2S/B + t_sync.
+  calibration::CostModel whole = c;
+  whole.staging_chunk_legacy = Bytes{0};
+  const Platform w = platform_of(pair_layout("rtx-3090", "epyc-7002", 3, 1), whole);
+  expect_closed_form("2S/B + t_sync + latency (store-and-forward)",
+                     kS / (legs_latency(w) + 2 * kS / (b * 1e9) + t_sync) / 1e9,
+                     bench_of(w, kS).uni_p2p_off[0][1], "GB/s");
 }
 
 TEST(StagedCopy, EveryHandOffCrossesTheLegsSoASocketLinkSlowsTheCopy) {
