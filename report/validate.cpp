@@ -82,7 +82,7 @@ std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& fil
       all.push_back(c.predicted / c.measured);
     }
   std::vector<CategoryError> out;
-  for (const auto& [category, errors] : by) out.push_back(summarize(category, errors));
+  for (const auto& [category, ratios] : by) out.push_back(summarize(category, ratios));
   out.push_back(summarize("all", all));
   return out;
 }
