@@ -335,8 +335,8 @@ class Validator {
     }
     const DeviceId socket = p.topology().socket_of(a);
     attribute(p, {p.route(a, socket, Transport::HostCopy), p.route(socket, b, Transport::HostCopy, a)}, c);
-    // A pipelined staging path (chunk > 0) loses its per-chunk hand-offs on top of the legs' rate: that
-    // is what a staged measurement adds to what host copies already teach.
+    // A chunked staging path (chunk > 0, overlapped or taking turns) loses its hand-offs on top of the
+    // legs' rate: that is what a staged measurement adds to what host copies already teach.
     const int sm = std::min(p.topology().device(a).gpu->sm, p.topology().device(b).gpu->sm);
     if (calibration::staging_chunk_of(p.cost_model(), sm).value > 0) c.key = "staging_sync_latency";
   }
