@@ -8,6 +8,9 @@
 #include <cmath>
 #include <functional>
 #include <stdexcept>
+#include <string>
+
+#include "topology/p2p.hpp"
 
 namespace rigsim::model {
 namespace {
@@ -56,37 +59,46 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
   return x;
 }
 
-/// Time the driver's staging adds to the two legs' flows (DESIGN rule 4, fidelity rule 2). The driver
-/// moves the copy in n = max(1, ceil(S / c)) chunks through pinned host buffers, and the host waits at
-/// every hand-off between legs (staging_sync_latency); each hand-off after the first also crosses the
-/// legs' links (h, the two legs' link latencies). Chunk c by the older GPU's architecture
-/// (CostModel::staging_chunk_of); B is the slower leg alone.
+/// The driver's staging of one copy without peer access, as rigsim runs it (DESIGN rule 4, fidelity
+/// rule 2). The driver moves the copy in n = max(1, ceil(S / c)) chunks through pinned host buffers, and
+/// the host waits at every hand-off between legs (staging_sync_latency); each hand-off after the first
+/// also crosses the legs' links (h, the two legs' link latencies). Chunk c by the older GPU's
+/// architecture (CostModel::staging_chunk_of); B is the slower leg alone.
 /// - Overlapped (SM >= 8.9): the D2H of one chunk runs beside the H2D of the one before. The first
 ///   chunk fills the pipeline (min(c, S) / B), then n hand-offs: fill + n t_sync + (n - 1) h.
 /// - Taking turns (older GPUs): each chunk's D2H, a hand-off, its H2D, a hand-off before the buffer
 ///   is reused, so the legs' bytes add (S / B before the flows) and there are 2n - 1 hand-offs:
 ///   S / B + (2n - 1) t_sync + (2n - 2) h.
-/// The two leg flows then run at once after this wait, which carries what the flows' overlap hides.
-Seconds staging_overhead(const Platform& p, DeviceId src, DeviceId dst, DeviceId staging, Bytes bytes) {
+/// The two leg flows then run at once after `overhead`, which carries what the flows' overlap hides.
+struct Staging {
+  Route d2h, h2d;
+  bool overlapped = false;
+  double chunk = 0, chunks = 0, handoffs = 0;
+  Seconds overhead;
+};
+
+Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, Bytes bytes) {
   const auto& c = p.cost_model();
   const auto& topo = p.topology();
   const int sm = std::min(topo.device(src).gpu->sm, topo.device(dst).gpu->sm);
+  Staging st;
   const double set = calibration::staging_chunk_of(c, sm).value;
-  const double chunk = set > 0 ? set : std::max(bytes.value, 1.0);  // 0: the whole copy is one chunk
-  const Route d2h = p.route(src, staging, Transport::HostCopy);
-  const Route h2d = p.route(staging, dst, Transport::HostCopy, src);
-  const double leg = std::min(d2h.bottleneck.value, h2d.bottleneck.value);
+  st.chunk = set > 0 ? set : std::max(bytes.value, 1.0);  // 0: the whole copy is one chunk
+  st.d2h = p.route(src, host, Transport::HostCopy);
+  st.h2d = p.route(host, dst, Transport::HostCopy, src);
+  const double leg = std::min(st.d2h.bottleneck.value, st.h2d.bottleneck.value);
   // A hand-off crosses the two legs' links once (their route latency without the copies' launch): the
   // D2H's completion travels to the host, the H2D's first reads to the GPU (and, taking turns, the
   // H2D's completion back and the next D2H's start). The first one's crossings are the legs' own
   // latency, which the two flows already carry.
-  const double hops = d2h.latency.value - d2h.setup.value + h2d.latency.value - h2d.setup.value;
-  const double chunks = std::max(1.0, std::ceil(bytes.value / chunk));
-  const bool overlapped = calibration::staging_overlaps(sm);
-  const double handoffs = overlapped ? chunks : 2 * chunks - 1;
-  const double staged = overlapped ? std::min(chunk, bytes.value) : bytes.value;
+  const double hops = st.d2h.latency.value - st.d2h.setup.value + st.h2d.latency.value - st.h2d.setup.value;
+  st.chunks = std::max(1.0, std::ceil(bytes.value / st.chunk));
+  st.overlapped = calibration::staging_overlaps(sm);
+  st.handoffs = st.overlapped ? st.chunks : 2 * st.chunks - 1;
+  const double staged = st.overlapped ? std::min(st.chunk, bytes.value) : bytes.value;
   const double fill = leg > 0 ? staged / leg : 0.0;
-  return Seconds{fill + handoffs * c.staging_sync_latency.value + (handoffs - 1) * hops};
+  st.overhead = Seconds{fill + st.handoffs * c.staging_sync_latency.value + (st.handoffs - 1) * hops};
+  return st;
 }
 
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
@@ -94,19 +106,19 @@ Seconds staging_overhead(const Platform& p, DeviceId src, DeviceId dst, DeviceId
 /// pinned host buffers of the sender's NUMA node in chunks, the D2H of one chunk overlapping the H2D of the
 /// one before: both legs run at once as two host copies of all the bytes (so they share every link and
 /// the socket's memory with whatever else runs, e.g. the other direction of a bidirectional test), after
-/// a wait for the pipeline's fill and per-chunk hand-offs (staging_overhead).
-void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst,
-                 DeviceId staging, Bytes bytes, bool peer, const std::string& tag) {
+/// a wait for the staging's serial part and hand-offs (Staging::overhead).
+void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst, DeviceId host,
+                 Bytes bytes, bool peer, const std::string& tag) {
   if (peer) {
     phase.push_back(copy(src, dst, Bytes{bytes.value * p.copy_engine_share(src, dst)}, Transport::P2p, tag));
     return;
   }
   const std::size_t wait = phase.size();
-  phase.push_back(compute_task(src, staging_overhead(p, src, dst, staging, bytes), -1, {}, tag + " staging"));
-  Transfer d2h = copy(src, staging, bytes, Transport::HostCopy, tag + " d2h");
+  phase.push_back(compute_task(src, staging(p, src, dst, host, bytes).overhead, -1, {}, tag + " staging"));
+  Transfer d2h = copy(src, host, bytes, Transport::HostCopy, tag + " d2h");
   d2h.after = {wait};
   phase.push_back(std::move(d2h));
-  Transfer h2d = copy(staging, dst, bytes, Transport::HostCopy, tag + " h2d");
+  Transfer h2d = copy(host, dst, bytes, Transport::HostCopy, tag + " h2d");
   h2d.host_memory_near = src;  // it reads the buffer the D2H leg wrote, in the sender's NUMA node
   h2d.after = {wait};
   phase.push_back(std::move(h2d));
@@ -267,6 +279,65 @@ void fill_diagonals(const Platform& p, P2pBenchResult& out) {
   }
 }
 
+/// Whether two explanations are of one kind: the same way, the same answer, the same figures.
+bool same_kind(const P2pWhy& a, const P2pWhy& b) {
+  auto near = [](double x, double y) { return std::abs(x - y) <= 5e-3; };
+  return a.enabled == b.enabled && a.peer == b.peer && a.access == b.access && near(a.gbps, b.gbps) &&
+         near(a.limit_gbps, b.limit_gbps) && a.capped == b.capped && a.overlapped == b.overlapped &&
+         near(a.d2h_gbps, b.d2h_gbps) && near(a.h2d_gbps, b.h2d_gbps) && a.handoffs == b.handoffs &&
+         a.shared.size() == b.shared.size();
+}
+
+/// Why each GPU pair's one-way figure is what it is, one entry per kind (P2pWhy).
+void explain(const Platform& p, P2pBenchResult& out) {
+  const auto& topo = p.topology();
+  const auto gpus = topo.gpus();
+  for (bool enabled : {true, false}) {
+    const Matrix& uni = enabled ? out.uni_p2p_on : out.uni_p2p_off;
+    const std::size_t first = out.why.size();
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      for (std::size_t j = 0; j < gpus.size(); ++j) {
+        if (i == j) continue;
+        P2pWhy w;
+        w.enabled = enabled;
+        w.peer = enabled && out.can_access[i][j];
+        w.src = i, w.dst = j, w.pairs = 1;
+        const topology::P2pDecision d = topology::hardware_p2p(topo, gpus[i], gpus[j]);
+        w.access = (d.allowed ? "peer access: " : "no peer access: ") + d.reason;
+        w.gbps = uni[i][j];
+        if (w.peer) {
+          const Route r = p.route(gpus[i], gpus[j], Transport::P2p);
+          if (const auto limit = p.route_limit(r)) w.limit = limit->name, w.capped = limit->capped;
+          w.limit_gbps = r.bottleneck.value / p.copy_engine_share(gpus[i], gpus[j]) / 1e9;
+        } else {
+          const Staging st = staging(p, gpus[i], gpus[j], topo.socket_of(gpus[i]), out.size);
+          w.d2h_gbps = st.d2h.bottleneck.value / 1e9;
+          w.h2d_gbps = st.h2d.bottleneck.value / 1e9;
+          if (const auto limit = p.route_limit(st.d2h)) w.d2h_limit = limit->name;
+          if (const auto limit = p.route_limit(st.h2d)) w.h2d_limit = limit->name;
+          const bool d2h_slower = w.d2h_gbps <= w.h2d_gbps;
+          w.limit = d2h_slower ? w.d2h_limit : w.h2d_limit;
+          for (const Crossing& a : st.d2h.crossings)
+            if (!p.links()[a.link].duplex &&
+                std::any_of(st.h2d.crossings.begin(), st.h2d.crossings.end(),
+                            [&a](const Crossing& b) { return b.link == a.link; }) &&
+                std::find(w.shared.begin(), w.shared.end(), p.links()[a.link].name) == w.shared.end())
+              w.shared.push_back(p.links()[a.link].name);
+          w.limit_gbps = std::min(w.d2h_gbps, w.h2d_gbps);
+          w.overlapped = st.overlapped;
+          w.chunk_bytes = st.chunk, w.chunks = st.chunks, w.handoffs = st.handoffs;
+          w.sync_us = p.cost_model().staging_sync_latency.us();
+        }
+        const auto kind = std::find_if(out.why.begin() + static_cast<std::ptrdiff_t>(first), out.why.end(),
+                                       [&w](const P2pWhy& k) { return same_kind(k, w); });
+        if (kind == out.why.end())
+          out.why.push_back(std::move(w));
+        else
+          ++kind->pairs;
+      }
+  }
+}
+
 }  // namespace
 
 std::optional<DeviceId> remote_socket(const topology::Topology& topo, DeviceId gpu) {
@@ -288,6 +359,7 @@ P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute,
   planner.host_copies();
   planner.run();
   fill_diagonals(platform, out);
+  explain(platform, out);
   return out;
 }
 

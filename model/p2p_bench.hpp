@@ -30,6 +30,27 @@ struct P2pBenchOptions {
 
 using Matrix = std::vector<std::vector<double>>;
 
+/// Why one kind of GPU pair gets its one-way figure (one copy alone), shown on the kind's first pair:
+/// pairs are of one kind when their figure, their way (direct or staged) and their peer-access answer
+/// agree.
+struct P2pWhy {
+  bool enabled = false;          // the P2P=Enabled matrix (what the driver would do), else P2P=Disabled
+  bool peer = false;             // a direct copy with peer access, else staged through host memory
+  std::size_t src = 0, dst = 0;  // GPU indices of the first pair of this kind
+  std::size_t pairs = 0;         // ordered GPU pairs of this kind in that matrix
+  std::string access;            // cudaDeviceCanAccessPeer's answer and why (topology::hardware_p2p)
+  double gbps = 0;               // the simulated one-way figure of the first pair
+  std::string limit;             // direct: the link that limits a lone copy; staged: the slower leg's
+  double limit_gbps = 0;         // direct: the copy's rate alone there (payload); staged: the slower leg
+  bool capped = false;           // the link's per-transfer limit holds the copy (PlatformLink::flow_cap)
+  // Staged only: the driver's staging as rigsim runs it (p2p_bench.cpp staging_overhead).
+  double d2h_gbps = 0, h2d_gbps = 0;  // each leg alone
+  std::string d2h_limit, h2d_limit;
+  std::vector<std::string> shared;  // shared (non-duplex) links both legs cross, e.g. the memory
+  bool overlapped = false;          // SM >= 8.9: a chunk's D2H beside the previous chunk's H2D; else turns
+  double chunk_bytes = 0, chunks = 0, handoffs = 0, sync_us = 0;
+};
+
 struct P2pBenchResult {
   std::string layout;
   std::string cost_model;  // CostModel::source
@@ -43,6 +64,8 @@ struct P2pBenchResult {
   /// Pinned host memory on another socket of the GPU's server (rigsim-probe's "remote" NUMA node):
   /// the first other socket in layout order; 0 where the server has one socket.
   std::vector<double> h2d_remote_gbps, d2h_remote_gbps;
+  /// The kinds of GPU pair in the P2P=Enabled matrix, then in the P2P=Disabled one, in pair order.
+  std::vector<P2pWhy> why;
 };
 
 /// The socket a "remote" host copy of `gpu` uses: the first CPU socket of its server other than its

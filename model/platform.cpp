@@ -443,6 +443,26 @@ std::string Platform::crossing_name(const Crossing& hop) const {
   return from + "->" + to;
 }
 
+std::optional<RouteLimit> Platform::route_limit(const Route& r) const {
+  std::map<std::size_t, int> crossed;
+  for (const Crossing& h : r.crossings) ++crossed[h.link];
+  std::optional<RouteLimit> best;
+  for (const auto& [link, times] : crossed) {
+    const double share = links_[link].bandwidth.value / times;
+    const bool capped =
+        r.flow_cap.value > 0 && links_[link].flow_cap.value == r.flow_cap.value && r.flow_cap.value < share;
+    const double rate = capped ? r.flow_cap.value : share;
+    if (!best || rate < best->rate.value) best = RouteLimit{link, capped, "", BytesPerSecond{rate}};
+  }
+  if (best)
+    for (const Crossing& h : r.crossings)
+      if (h.link == best->link) {
+        best->name = crossing_name(h);
+        break;
+      }
+  return best;
+}
+
 Transport Platform::resolve_transport(DeviceId src, DeviceId dst, Transport requested,
                                       const topology::P2pPolicy& policy, std::size_t gpu_count) const {
   if (requested != Transport::Auto) return requested;

@@ -66,6 +66,15 @@ struct Route {
   BytesPerSecond flow_cap;
 };
 
+/// The link of a route that limits a lone flow (Platform::route_limit): the smallest bandwidth / times
+/// crossed, or the link whose per-transfer limit (Route::flow_cap) is lower still (`capped`).
+struct RouteLimit {
+  std::size_t link = 0;  // index into Platform::links()
+  bool capped = false;   // the per-transfer limit, not the link's share, holds the flow
+  std::string name;      // as a person reads it: "gpu0->rc0", "cpu0/dram"
+  BytesPerSecond rate;   // that link's share of a lone flow (or the limit), in link bytes
+};
+
 /// How two devices talk and what it costs, as NCCL / CUDA would decide it and as the simulation will
 /// run it: the one answer every planner, ring search and protocol choice uses (Platform::connect).
 /// Invariant under moving both ends to another identical server of a cluster (no link indices here:
@@ -153,6 +162,9 @@ class Platform {
 
   /// "gpu0->rc0" for a duplex link crossed in one direction, "cpu0/dram" for a shared one.
   std::string crossing_name(const Crossing& hop) const;
+  /// The link that limits a lone flow on `r` (the one Route::bottleneck comes from); nullopt for a route
+  /// that crosses no link.
+  std::optional<RouteLimit> route_limit(const Route& r) const;
 
   /// Deterministic text for --dump-platform and golden tests: network model, hosts, links with
   /// bandwidths (GB/s) and latencies (us), and the routes between GPUs and to/from host memory.

@@ -46,47 +46,18 @@ std::string size_text(double bytes) {
   return buf;
 }
 
-/// The link of a route that limits a lone flow: the smallest bandwidth / times crossed, or the link
-/// whose per-transfer limit (Route::flow_cap) is lower still (`capped`).
-struct Limit {
-  std::size_t link = 0;
-  bool capped = false;
-};
-std::optional<Limit> route_bottleneck(const Platform& p, const Route& r) {
-  std::map<std::size_t, int> crossed;
-  for (const Crossing& h : r.crossings) ++crossed[h.link];
-  std::optional<Limit> best;
-  double rate = 0;
-  for (const auto& [link, times] : crossed) {
-    const double share = p.links()[link].bandwidth.value / times;
-    const bool capped = r.flow_cap.value > 0 && p.links()[link].flow_cap.value == r.flow_cap.value &&
-                        r.flow_cap.value < share;
-    if (!best || (capped ? r.flow_cap.value : share) < rate)
-      best = Limit{link, capped}, rate = capped ? r.flow_cap.value : share;
-  }
-  return best;
-}
-
-/// The name a person reads for a link crossing ("gpu0->plx0"), as the engine's busiest-link list.
-std::string link_name(const Platform& p, std::size_t link, const Route& r) {
-  for (const Crossing& h : r.crossings)
-    if (h.link == link) return p.crossing_name(h);
-  return p.links()[link].name;
-}
-
 /// Sets the point's bottleneck and key from the narrowest link of the routes a copy crosses.
 void attribute(const Platform& p, const std::vector<Route>& routes, PointCheck& c) {
-  std::optional<Limit> best;
-  const Route* on = nullptr;
+  std::optional<RouteLimit> best;
   double rate = 0;
   for (const Route& r : routes) {
-    const auto limit = route_bottleneck(p, r);
+    const auto limit = p.route_limit(r);
     if (!limit) continue;
     const double v = r.bottleneck.value;
-    if (!best || v < rate) best = limit, rate = v, on = &r;
+    if (!best || v < rate) best = limit, rate = v;
   }
   if (!best) return;
-  c.bottleneck = link_name(p, best->link, *on);
+  c.bottleneck = best->name;
   // A per-transfer limit is a catalog measurement (CpuSpec::inter_socket_flow_gbs): no CostModel key
   // scales it, so calibrate leaves such a point out.
   c.key = best->capped ? "" : efficiency_key(p, best->link);

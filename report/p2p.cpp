@@ -76,6 +76,40 @@ void host_table(std::ostringstream& out, const P2pBenchResult& r) {
         << cell("%6.02f", r.d2h_remote_gbps[i]) << "\n";
 }
 
+/// "0.94 MB" as a person reads a chunk.
+std::string megabytes(double bytes) {
+  return cell("%.3g MB", bytes / 1e6);
+}
+
+/// One line per kind of GPU pair: which way the copy goes, and what sets its figure.
+void why(std::ostringstream& out, const P2pBenchResult& r) {
+  if (r.why.empty()) return;
+  out << "\nWhy (one copy alone; the first GPU pair of each kind and how many pairs share it):\n";
+  for (const P2pWhy& w : r.why) {
+    out << "  " << (w.enabled ? "P2P=Enabled  " : "P2P=Disabled ") << w.src << " -> " << w.dst << " ("
+        << w.pairs << (w.pairs == 1 ? " pair" : " pairs") << "): ";
+    if (w.enabled) out << w.access << "; ";
+    if (w.peer) {
+      out << "a direct copy, " << cell("%.2f", w.gbps) << " GB/s; alone it gets "
+          << cell("%.2f", w.limit_gbps) << " GB/s, limited by " << w.limit
+          << (w.capped ? " (its per-transfer limit)" : "") << "\n";
+      continue;
+    }
+    out << "staged through host memory, D2H " << cell("%.2f", w.d2h_gbps) << " GB/s (" << w.d2h_limit
+        << ") then H2D " << cell("%.2f", w.h2d_gbps) << " GB/s (" << w.h2d_limit << ")";
+    if (!w.shared.empty()) {
+      out << ", both crossing";
+      for (std::size_t k = 0; k < w.shared.size(); ++k) out << (k ? ", " : " ") << w.shared[k];
+    }
+    out << "; "
+        << (w.overlapped ? "each chunk's D2H beside the previous chunk's H2D (SM 8.9 and newer)"
+                         : "the legs take turns through one buffer (older than SM 8.9)")
+        << ", " << cell("%.0f", w.chunks) << (w.chunks == 1 ? " chunk of " : " chunks of ")
+        << megabytes(w.chunk_bytes) << ", " << cell("%.0f", w.handoffs) << " hand-offs of "
+        << cell("%.3g", w.sync_us) << " us: " << cell("%.2f", w.gbps) << " GB/s\n";
+  }
+}
+
 nlohmann::json rounded(const std::vector<double>& v) {
   nlohmann::json a = nlohmann::json::array();
   for (double x : v) a.push_back(std::round(x * 100.0) / 100.0);
@@ -100,6 +134,7 @@ std::string p2p_bench_text(const P2pBenchResult& r) {
   matrix(out, "P2P=Disabled Latency Matrix (us)", "GPU", r.latency_us_p2p_off);
   matrix(out, "P2P=Enabled Latency (P2P Writes) Matrix (us)", "GPU", r.latency_us_p2p_on);
   host_table(out, r);
+  why(out, r);
   return out.str();
 }
 
@@ -120,6 +155,28 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
   j["h2d_concurrent_gbps"] = rounded(r.h2d_concurrent_gbps);
   j["h2d_remote_gbps"] = rounded(r.h2d_remote_gbps);
   j["d2h_remote_gbps"] = rounded(r.d2h_remote_gbps);
+  nlohmann::json why = nlohmann::json::array();
+  auto two = [](double x) { return std::round(x * 100.0) / 100.0; };
+  for (const P2pWhy& w : r.why) {
+    nlohmann::json k = {{"matrix", w.enabled ? "p2p_on" : "p2p_off"},
+                        {"way", w.peer ? "direct" : "staged"},
+                        {"src", w.src},
+                        {"dst", w.dst},
+                        {"pairs", w.pairs},
+                        {"access", w.access},
+                        {"gbps", two(w.gbps)},
+                        {"limit", w.limit},
+                        {"limit_gbps", two(w.limit_gbps)},
+                        {"capped", w.capped}};
+    if (!w.peer)
+      k["staging"] = {{"d2h_gbps", two(w.d2h_gbps)},  {"d2h_limit", w.d2h_limit},
+                      {"h2d_gbps", two(w.h2d_gbps)},  {"h2d_limit", w.h2d_limit},
+                      {"shared", w.shared},           {"overlapped", w.overlapped},
+                      {"chunk_bytes", w.chunk_bytes}, {"chunks", w.chunks},
+                      {"handoffs", w.handoffs},       {"sync_us", w.sync_us}};
+    why.push_back(std::move(k));
+  }
+  j["why"] = std::move(why);
   return j;
 }
 

@@ -2,6 +2,9 @@
 // a figure) and sanity bands on catalog layouts (skipped while those files are not written yet).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
 #include "engine/executor.hpp"
 #include "report/p2p.hpp"
 #include "tests/model/sim_fixture.hpp"
@@ -177,6 +180,46 @@ TEST(P2pBench, TextAndJsonCarryTheMatrices) {
   EXPECT_EQ(j["h2d_gbps"].size(), 2u);
   EXPECT_THROW(run_p2p_bench(platform_of(kOneGen3), engine::run, P2pBenchOptions{Bytes{0}}),
                std::invalid_argument);
+}
+
+TEST(P2pBench, WhyNamesWhatSetsEachKindOfPair) {
+  const Platform p = platform_of(kFourBehindOneUplink);
+  const P2pBenchResult r = run_p2p_bench(p, engine::run);
+  // Four GPUs under one switch: every ordered pair is of one kind, in each matrix.
+  ASSERT_EQ(r.why.size(), 2u);
+  const P2pWhy& on = r.why[0];
+  EXPECT_TRUE(on.enabled);
+  EXPECT_TRUE(on.peer);
+  EXPECT_EQ(on.pairs, 12u);
+  EXPECT_EQ(on.src, 0u);
+  EXPECT_EQ(on.dst, 1u);
+  EXPECT_DOUBLE_EQ(on.gbps, r.uni_p2p_on[0][1]);
+  // A 256 MiB copy is all bandwidth: the figure is the limiting link's rate for it, less its latency.
+  EXPECT_NEAR(on.gbps, on.limit_gbps, 0.002 * on.limit_gbps);
+  EXPECT_EQ(on.limit, "g0->plx0");  // the sender's own link: every link of the route has the same rate
+  const P2pWhy& off = r.why[1];
+  EXPECT_FALSE(off.enabled);
+  EXPECT_FALSE(off.peer);
+  EXPECT_EQ(off.pairs, 12u);
+  EXPECT_DOUBLE_EQ(off.gbps, r.uni_p2p_off[0][1]);
+  // A Tesla P40 (SM 6.1) takes turns: 2n - 1 hand-offs of n = ceil(S / c) chunks.
+  EXPECT_FALSE(off.overlapped);
+  const double n = std::ceil(r.size.value / p.cost_model().staging_chunk_legacy.value);
+  EXPECT_EQ(off.chunks, n);
+  EXPECT_EQ(off.handoffs, 2 * n - 1);
+  EXPECT_DOUBLE_EQ(off.limit_gbps, std::min(off.d2h_gbps, off.h2d_gbps));
+  // Both legs cross the switch uplink's both-directions budget and the socket's memory.
+  ASSERT_EQ(off.shared.size(), 2u);
+  EXPECT_NE(off.shared[0].find("/both"), std::string::npos) << off.shared[0];
+  EXPECT_NE(off.shared[1].find("/dram"), std::string::npos) << off.shared[1];
+  const std::string text = report::p2p_bench_text(r);
+  const std::string handoffs = std::to_string(static_cast<long>(2 * n - 1)) + " hand-offs";
+  EXPECT_NE(text.find("Why (one copy alone"), std::string::npos) << text;
+  EXPECT_NE(text.find(handoffs), std::string::npos) << text;
+  const nlohmann::json j = report::p2p_bench_json(r);
+  ASSERT_EQ(j.at("why").size(), 2u);
+  EXPECT_EQ(j["why"][0]["way"], "direct");
+  EXPECT_EQ(j["why"][1]["staging"]["handoffs"].get<double>(), 2 * n - 1);
 }
 
 }  // namespace
