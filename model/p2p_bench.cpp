@@ -103,8 +103,8 @@ Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, By
 
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
 /// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
-/// pinned host buffers of the sender's NUMA node in chunks, the D2H of one chunk overlapping the H2D of the
-/// one before: both legs run at once as two host copies of all the bytes (so they share every link and
+/// pinned host buffers of the sender's NUMA node in chunks (overlapped from SM 8.9, taking turns before:
+/// Staging): both legs run at once as two host copies of all the bytes (so they share every link and
 /// the socket's memory with whatever else runs, e.g. the other direction of a bidirectional test), after
 /// a wait for the staging's serial part and hand-offs (Staging::overhead).
 void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst, DeviceId host,
