@@ -282,7 +282,7 @@ void fill_diagonals(const Platform& p, P2pBenchResult& out) {
 /// Whether two explanations are of one kind: the same way, the same answer, the same figures.
 bool same_kind(const P2pWhy& a, const P2pWhy& b) {
   auto near = [](double x, double y) { return std::abs(x - y) <= 5e-3; };
-  return a.enabled == b.enabled && a.peer == b.peer && a.access == b.access && near(a.gbps, b.gbps) &&
+  return a.enabled == b.enabled && a.peer == b.peer && a.path == b.path && near(a.gbps, b.gbps) &&
          near(a.limit_gbps, b.limit_gbps) && a.capped == b.capped && a.overlapped == b.overlapped &&
          near(a.d2h_gbps, b.d2h_gbps) && near(a.h2d_gbps, b.h2d_gbps) && a.handoffs == b.handoffs &&
          a.shared.size() == b.shared.size();
@@ -303,7 +303,8 @@ void explain(const Platform& p, P2pBenchResult& out) {
         w.peer = enabled && out.can_access[i][j];
         w.src = i, w.dst = j, w.pairs = 1;
         const topology::P2pDecision d = topology::hardware_p2p(topo, gpus[i], gpus[j]);
-        w.access = (d.allowed ? "peer access: " : "no peer access: ") + d.reason;
+        w.path = std::string(topology::to_string(d.path));
+        if (enabled) w.access = (d.allowed ? "peer access: " : "no peer access: ") + d.reason;
         w.gbps = uni[i][j];
         if (w.peer) {
           const Route r = p.route(gpus[i], gpus[j], Transport::P2p);

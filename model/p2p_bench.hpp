@@ -31,14 +31,14 @@ struct P2pBenchOptions {
 using Matrix = std::vector<std::vector<double>>;
 
 /// Why one kind of GPU pair gets its one-way figure (one copy alone), shown on the kind's first pair:
-/// pairs are of one kind when their figure, their way (direct or staged) and their peer-access answer
-/// agree.
+/// pairs are of one kind when their way (direct or staged), their path class and their figures agree.
 struct P2pWhy {
   bool enabled = false;          // the P2P=Enabled matrix (what the driver would do), else P2P=Disabled
   bool peer = false;             // a direct copy with peer access, else staged through host memory
   std::size_t src = 0, dst = 0;  // GPU indices of the first pair of this kind
   std::size_t pairs = 0;         // ordered GPU pairs of this kind in that matrix
-  std::string access;            // cudaDeviceCanAccessPeer's answer and why (topology::hardware_p2p)
+  std::string path;              // the pair's path class as nvidia-smi / NCCL name it (PIX, PHB, SYS, NVL)
+  std::string access;            // P2P=Enabled: cudaDeviceCanAccessPeer's answer and why (of this pair)
   double gbps = 0;               // the simulated one-way figure of the first pair
   std::string limit;             // direct: the link that limits a lone copy; staged: the slower leg's
   double limit_gbps = 0;         // direct: the copy's rate alone there (payload); staged: the slower leg

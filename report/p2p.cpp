@@ -87,7 +87,7 @@ void why(std::ostringstream& out, const P2pBenchResult& r) {
   out << "\nWhy (one copy alone; the first GPU pair of each kind and how many pairs share it):\n";
   for (const P2pWhy& w : r.why) {
     out << "  " << (w.enabled ? "P2P=Enabled  " : "P2P=Disabled ") << w.src << " -> " << w.dst << " ("
-        << w.pairs << (w.pairs == 1 ? " pair" : " pairs") << "): ";
+        << w.pairs << (w.pairs == 1 ? " pair" : " pairs") << ", " << w.path << "): ";
     if (w.enabled) out << w.access << "; ";
     if (w.peer) {
       out << "a direct copy, " << cell("%.2f", w.gbps) << " GB/s; alone it gets "
@@ -163,6 +163,7 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
                         {"src", w.src},
                         {"dst", w.dst},
                         {"pairs", w.pairs},
+                        {"path", w.path},
                         {"access", w.access},
                         {"gbps", two(w.gbps)},
                         {"limit", w.limit},

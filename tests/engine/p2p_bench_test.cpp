@@ -191,6 +191,8 @@ TEST(P2pBench, WhyNamesWhatSetsEachKindOfPair) {
   EXPECT_TRUE(on.enabled);
   EXPECT_TRUE(on.peer);
   EXPECT_EQ(on.pairs, 12u);
+  EXPECT_EQ(on.path, "PIX");
+  EXPECT_EQ(on.access, "peer access: PCIe P2P (PIX)");
   EXPECT_EQ(on.src, 0u);
   EXPECT_EQ(on.dst, 1u);
   EXPECT_DOUBLE_EQ(on.gbps, r.uni_p2p_on[0][1]);
@@ -201,6 +203,7 @@ TEST(P2pBench, WhyNamesWhatSetsEachKindOfPair) {
   EXPECT_FALSE(off.enabled);
   EXPECT_FALSE(off.peer);
   EXPECT_EQ(off.pairs, 12u);
+  EXPECT_TRUE(off.access.empty());  // the P2P=Disabled matrix never asks for peer access
   EXPECT_DOUBLE_EQ(off.gbps, r.uni_p2p_off[0][1]);
   // A Tesla P40 (SM 6.1) takes turns: 2n - 1 hand-offs of n = ceil(S / c) chunks.
   EXPECT_FALSE(off.overlapped);
