@@ -1,0 +1,88 @@
+// Where a GPU's network traffic leaves its server (nearest_nic) and whether NCCL's network transport
+// reads and writes its memory directly (uses_gdr): the NIC side of the Platform's routing rules
+// (reference nccl.md §d.3–§d.4).
+#include <string>
+#include <vector>
+
+#include "model/platform.hpp"
+
+namespace rigsim::model {
+
+using topology::Device;
+using topology::DeviceId;
+using topology::DeviceKind;
+
+namespace {
+
+/// The NICs of `d`'s server equally close to it: fewest PCIe links, then highest path bottleneck.
+std::vector<DeviceId> closest_nics(const topology::Topology& topo, DeviceId d) {
+  std::vector<DeviceId> best;
+  std::size_t best_links = 0;
+  double best_bw = 0;
+  for (DeviceId n : topo.node_devices(topo.device(d).node)) {
+    if (topo.device(n).kind != DeviceKind::Nic) continue;
+    const topology::Path p = topo.pcie_path(d, n);
+    const std::size_t links = p.links.size();
+    const double bw = p.bottleneck.value;
+    if (best.empty() || links < best_links || (links == best_links && bw > best_bw)) {
+      best = {n};
+      best_links = links;
+      best_bw = bw;
+    } else if (links == best_links && bw == best_bw) {
+      best.push_back(n);
+    }
+  }
+  return best;
+}
+
+std::optional<DeviceId> compute_nearest_nic(const topology::Topology& topo, DeviceId device) {
+  const std::vector<DeviceId> mine = closest_nics(topo, device);
+  if (mine.empty()) return std::nullopt;
+  if (mine.size() == 1 || topo.device(device).kind != DeviceKind::Gpu) return mine.front();
+  std::size_t k = 0;  // GPUs of this server with a smaller id and the same closest set
+  for (DeviceId g : topo.node_devices(topo.device(device).node))
+    if (g < device && topo.device(g).kind == DeviceKind::Gpu && closest_nics(topo, g) == mine) ++k;
+  return mine[k % mine.size()];
+}
+
+}  // namespace
+
+std::optional<DeviceId> nearest_nic(const topology::Topology& topo, DeviceId device) {
+  if (topo.device(device).kind == DeviceKind::Nic) return device;
+  // Asked for every rank at every protocol decision: computed once per device.
+  return topo.memo("nearest_nic", device, [&](DeviceId d) { return compute_nearest_nic(topo, d); });
+}
+
+bool uses_gdr(const topology::Topology& topo, DeviceId gpu, DeviceId nic, bool read, const NetPolicy& policy,
+              std::string* reason) {
+  const auto say = [&](bool v, const std::string& why) {
+    if (reason) *reason = why;
+    return v;
+  };
+  const Device& g = topo.device(gpu);
+  const Device& n = topo.device(nic);
+  if (g.kind != DeviceKind::Gpu || g.gpu == nullptr)
+    return say(true, "not a GPU: the NIC reaches it directly");
+  if (n.nic == nullptr || !n.nic->gpudirect_rdma) return say(false, n.name + " has no GPUDirect RDMA");
+  if (g.gpu->geforce) return say(false, "GeForce cards have no GPUDirect RDMA");
+  if (read && policy.gdr_read == 0) return say(false, "NCCL_NET_GDR_READ=0: sends are staged");
+  if (read && policy.gdr_read < 0 && g.gpu->sm < 80) {
+    // NCCL: before Ampere, GDR reads only when the GPU is alone or has an NVLink peer (no other PCIe flows).
+    bool alone = true, nvlink = false;
+    for (DeviceId o : topo.node_devices(g.node)) {
+      if (o == gpu || topo.device(o).kind != DeviceKind::Gpu) continue;
+      alone = false;
+      nvlink = nvlink || topo.path(gpu, o).nccl == topology::PathClass::NVL;
+    }
+    if (!alone && !nvlink)
+      return say(false, "before Ampere NCCL reads GPU memory from the NIC only with an NVLink peer");
+  }
+  const topology::PathClass level = policy.gdr_level.value_or(topology::PathClass::PXB);
+  const topology::PathClass distance = topo.pcie_path(gpu, nic).nccl;
+  if (distance > level)
+    return say(false, "GPU-NIC path " + std::string(topology::to_string(distance)) +
+                          " is beyond NCCL_NET_GDR_LEVEL " + std::string(topology::to_string(level)));
+  return say(true, "GPUDirect RDMA (path " + std::string(topology::to_string(distance)) + ")");
+}
+
+}  // namespace rigsim::model
