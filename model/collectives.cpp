@@ -3,16 +3,15 @@
 // tree for multi-node all_reduce. Reference nccl.md §d.3–§d.5.
 //
 // Ring, step model. Channel c carries S/C; each of its K steps moves a slice s = S/(n·C) per rank,
-// cut into L pipelined loops of s/L bytes (collectives_detail.hpp: ring_loops). Transfer (l, k, r) on
-// hop r = ring[r] -> ring[r+1] waits for the data it forwards — (l, k-1) on hop r-1 — and for the
-// previous transfer on its own hop: one flow at a time per connection, as NCCL's kernel sends in
-// order (and so a per-flow rate limit such as a staged copy's holds). Loop 0 carries the per-step
+// cut into L pipelined loops of s/L bytes (NCCL's chunk, collectives_detail.hpp: pieces). Transfer
+// (l, k, r) on hop r = ring[r] -> ring[r+1] waits for the data it forwards — (l, k-1) on hop r-1 — and
+// for the previous transfer on its own hop: one flow at a time per connection, as NCCL's kernel sends
+// in order (and so a per-flow rate limit such as a staged copy's holds). Loop 0 carries the per-step
 // latency (and step 0 the base latency); later loops follow in its wake, as NCCL's pipeline hides
-// them. On n identical links of rate B:
+// them. Every transfer runs on a connection NCCL set up at communicator init (Transfer::connected), so
+// no transport setup is charged on top. On n identical links of rate B:
 //   T = base + K·step_latency + K·S/(n·B)     (all_reduce: K = 2(n-1), so busbw -> B),
-// NCCL's own model (§d.5). The platform charges each transfer its transport's setup; the plan counts
-// that setup as part of NCCL's per-step latency (step_delay), and L is kept small enough that the
-// setups of later loops stay under 0.5 % of the time.
+// NCCL's own model (§d.5).
 // Ring, steady model: one flow per hop of K·S/(n·C) bytes, all concurrent, after the whole latency
 // term. Chains (broadcast, reduce) and trees follow the same two shapes.
 #include "model/collectives.hpp"
@@ -125,8 +124,8 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
     for (bool& e : c.enabled) e = false;
     c.enabled[proto_index(*o.protocol)] = true;
   }
-  const auto stage = detail::slowest_stage(p.connections);
-  const double bus = p.channels * (std::isfinite(stage.rate) && stage.rate > 0 ? stage.rate : 1e9);
+  const double rate = detail::slowest_rate(p.connections);
+  const double bus = p.channels * (std::isfinite(rate) && rate > 0 ? rate : 1e9);
   const std::size_t row = detail::arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
   // NCCL caps LL128 at its ring graph's channels x perChMaxRingLL128Bw (tuning.cc): the graph's count
   // from its search and ncclTopoDupChannels (nccl_channels.hpp), not the distinct rings rigsim runs.
@@ -147,7 +146,7 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   double best = std::numeric_limits<double>::infinity();
   for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
     const std::size_t i = proto_index(proto);
-    const auto lat = detail::protocol_step_latencies(cost, proto, p.connections, nvl);
+    const auto lat = detail::protocol_step_latencies(cost, proto, nvl);
     const Seconds base = detail::protocol_base(cost, proto);
     c.latency[i] = chain ? chain_latency(base, n, nodes, lat) : ring_latency(base, p.op, n, nodes, lat);
     c.bus_bw[i] = {decide[i]};
@@ -248,7 +247,7 @@ void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl,
           std::vector<std::size_t> after;
           if (k > 0) after.push_back(at(l, k - 1, (r + n - 1) % n));  // the data this step forwards
           if (l == 0) {
-            const Seconds delay = detail::protocol_delay(cost, p.protocol, ring.hops[r], nvl) +
+            const Seconds delay = detail::protocol_step(cost, p.protocol, ring.hops[r], nvl) +
                                   (k == 0 ? detail::protocol_base(cost, p.protocol) : Seconds{});
             if (delay.value > 0)
               after = {detail::add_delay(p.transfers, ring.order[r], delay, std::move(after))};
@@ -258,18 +257,17 @@ void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl,
           else if (l > 0)
             after.push_back(at(l - 1, steps - 1, r));
           at(l, k, r) = detail::add_transfer(p.transfers, ring.hops[r], wire(p), Seconds{}, std::move(after),
-                                             tag(p, "ring", c, k), p.protocol != Protocol::Simple);
+                                             tag(p, "ring", c, k));
         }
   }
 }
 
-void ring_steady(const calibration::CostModel& cost, CollectivePlan& p) {
+void ring_steady(CollectivePlan& p) {
   const auto [steps, slice] = ring_work(p.op, p.ranks.size(), p.size);
   p.chunk = {static_cast<double>(steps) * slice / p.channels};
   for (std::size_t c = 0; c < p.rings.size(); ++c)
     for (const Connection& h : p.rings[c].hops)
-      detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(cost, p, h), {},
-                           tag(p, "ring", c, 0), p.protocol != Protocol::Simple);
+      detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(p), {}, tag(p, "ring", c, 0));
 }
 
 void plan_ring(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
@@ -282,13 +280,12 @@ void plan_ring(const topology::Topology& topo, const calibration::CostModel& cos
   // LL / LL128 are chosen for small sizes only, where pipelining a step in loops changes nothing.
   const std::size_t loops = p.protocol != Protocol::Simple
                                 ? 1
-                                : detail::ring_loops(slice / p.channels, detail::slowest_stage(p.connections),
-                                                     o.ring_chunk, o.max_ring_loops);
+                                : detail::pieces(slice / p.channels, o.ring_chunk, o.max_ring_loops);
   p.model = detail::resolve_model(o, n, p.rings.size() * loops * steps * n);
   p.latency = p.protocol == Protocol::Simple
-                  ? ring_latency(cost, p.op, n, nodes, detail::step_latencies(cost, p.connections, nvl))
+                  ? ring_latency(cost, p.op, n, nodes, detail::step_latencies(cost, nvl))
                   : p.protocol_choice.latency[proto_index(p.protocol)];
-  p.model == PlanModel::Step ? ring_steps(cost, loops, nvl, p) : ring_steady(cost, p);
+  p.model == PlanModel::Step ? ring_steps(cost, loops, nvl, p) : ring_steady(p);
 }
 
 /// Broadcast / reduce: the ring cut into a chain that starts (broadcast) or ends (reduce) at the root.
@@ -317,20 +314,16 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
   p.protocol_choice = choose_protocol(topo, cost, o, p, nodes, nvl, true);
   p.protocol = p.protocol_choice.chosen;
   const bool simple = p.protocol == Protocol::Simple;
-  const std::size_t chunks = !simple ? 1
-                                     : detail::pipeline_chunks(per_channel, static_cast<double>(hops - 1),
-                                                               detail::slowest_stage(p.connections),
-                                                               o.chain_chunk, o.max_chain_chunks);
+  const std::size_t chunks = !simple ? 1 : detail::pieces(per_channel, o.chain_chunk, o.max_chain_chunks);
   p.model = detail::resolve_model(o, p.ranks.size(), p.rings.size() * chunks * hops);
   p.latency = simple ? chain_latency(cost.nccl_base_latency, p.ranks.size(), nodes,
-                                     detail::step_latencies(cost, p.connections, nvl))
+                                     detail::step_latencies(cost, nvl))
                      : p.protocol_choice.latency[proto_index(p.protocol)];
   if (p.model == PlanModel::Steady) {
     p.chunk = {per_channel};
     for (std::size_t c = 0; c < p.rings.size(); ++c)
       for (const Connection& h : p.rings[c].hops)
-        detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(cost, p, h), {},
-                             tag(p, "chain", c, 0), !simple);
+        detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(p), {}, tag(p, "chain", c, 0));
     return;
   }
   p.chunk = {per_channel / static_cast<double>(chunks)};
@@ -344,10 +337,10 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
         if (j > 0) after.push_back(first + (j - 1) * hops + h);
         Seconds lat{};
         if (j == 0)
-          lat = detail::protocol_delay(cost, p.protocol, p.rings[c].hops[h], nvl) +
+          lat = detail::protocol_step(cost, p.protocol, p.rings[c].hops[h], nvl) +
                 (h == 0 ? detail::protocol_base(cost, p.protocol) : Seconds{});
         detail::add_transfer(p.transfers, p.rings[c].hops[h], wire(p), lat, std::move(after),
-                             tag(p, "chain", c, h), !simple);
+                             tag(p, "chain", c, h));
       }
   }
 }
@@ -370,9 +363,9 @@ void plan_pairwise(const topology::Topology& topo, const calibration::CostModel&
   p.chunk = {a2a ? p.size.value / static_cast<double>(n) : p.size.value};
   p.latency = cost.nccl_base_latency;
   for (const Connection& h : p.connections) {
-    p.latency = std::max(p.latency, cost.nccl_base_latency + detail::effective_step(cost, h, nvl));
-    detail::add_transfer(p.transfers, h, p.chunk, cost.nccl_base_latency + detail::step_delay(cost, h, nvl),
-                         {}, std::string(to_string(p.op)));
+    const Seconds lat = cost.nccl_base_latency + detail::step_latency(cost, h, nvl);
+    p.latency = std::max(p.latency, lat);
+    detail::add_transfer(p.transfers, h, p.chunk, lat, {}, std::string(to_string(p.op)));
   }
 }
 
@@ -409,7 +402,7 @@ Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::C
   // NCCL gives ring and tree the same bus bandwidth (channels x the slowest hop's rate) and compares
   // every (algorithm, protocol) pair; the tree runs Simple only in rigsim. Comparing a tree on one
   // hop's rate with a ring on all its channels made the ring win large messages at scale.
-  const auto lat = detail::step_latencies(cost, p.connections, nvl);
+  const auto lat = detail::step_latencies(cost, nvl);
   const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
   const double bus = rp.bus_bw[proto_index(Protocol::Simple)].value;
   const double tree =

@@ -79,14 +79,12 @@ struct CollectiveOptions {
   std::string topo_file;
   /// Ring step payload per transfer. NCCL's Simple protocol moves ALLREDUCE_CHUNKSTEPS (4) steps of
   /// 512 KiB (4 MiB buffer / NCCL_STEPS 8) = 2 MiB per chunk [R: NCCL src/include/collectives.h,
-  /// src/include/device.h, recalled]. Pieces are never smaller than this.
+  /// src/include/device.h, recalled]. A step's slice is cut into ceil(slice / chunk) equal pieces.
   Bytes ring_chunk{2.0 * 1024 * 1024};
   /// Chain (broadcast, reduce) and tree pipeline chunk: BROADCAST_CHUNKSTEPS 1 x 512 KiB [R, same].
   Bytes chain_chunk{512.0 * 1024};
-  /// Caps on pipelined pieces (simulation cost). Within them the piece count is set by the transport's
-  /// setup time (see collectives_detail.hpp): NCCL overlaps a chunk's setup with the previous chunk
-  /// through its 8 buffer slots, a flow model serializes it, so pieces stay large enough for it not
-  /// to matter.
+  /// Caps on pipelined pieces (simulation cost only: pieces run on established connections and pay no
+  /// setup, so above the cap they are simply larger than NCCL's chunk).
   int max_ring_loops = 8;
   int max_chain_chunks = 512;
   int max_tree_chunks = 256;

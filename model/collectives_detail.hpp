@@ -35,61 +35,40 @@ class ConnectionCache {
 };
 
 /// Per-step latency of a hop under NCCL's rule (nccl.md §d.5): NET across servers; inside a server
-/// the NVLINK row when every intra-server hop of the algorithm's graph is NVL, else the PCI row.
+/// the NVLINK row when every intra-server hop of the algorithm's graph is NVL, else the PCI row (SHM
+/// included: NCCL's model has no row of its own for it).
 Seconds step_latency(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink);
-/// A step's latency as plans model it: NCCL's per-step latency, or the transport's setup when that is
-/// larger (the platform charges the setup on every transfer, so it cannot be less).
-Seconds effective_step(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink);
-/// The delay a plan puts on a step's transfer: effective_step less the setup the platform adds.
-Seconds step_delay(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink);
 
 /// NCCL's base latency of the ring / chain algorithm under protocol `p` (nccl.md §d.5).
 Seconds protocol_base(const calibration::CostModel& cost, Protocol p);
-/// Per-step latency of a hop under protocol `p`: Simple is effective_step (the platform charges the
-/// transport's setup inside it); LL and LL128 steps run on established connections (Transfer::connected)
-/// so they are NCCL's per-step figure alone.
+/// Per-step latency of a hop under protocol `p`: NCCL's per-step figure alone. Every step of a plan
+/// runs on a connection NCCL set up at communicator init (Transfer::connected), so the transport's
+/// cold setup (Route::setup) is never charged on it.
 Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop,
                       bool intra_nvlink);
-/// The delay a plan puts on a step's transfer under protocol `p`: step_delay for Simple, protocol_step
-/// for LL / LL128 (no setup is added by the platform for connected transfers).
-Seconds protocol_delay(const calibration::CostModel& cost, Protocol p, const Connection& hop,
-                       bool intra_nvlink);
 
-/// The largest effective step latency inside servers and across them, over `hops` (NCCL's rows for
-/// a kind that does not occur).
+/// NCCL's per-step latency inside servers and across them.
 struct StepLatencies {
   Seconds intra;
   Seconds inter;
 };
-StepLatencies step_latencies(const calibration::CostModel& cost, const std::vector<Connection>& hops,
-                             bool intra_nvlink);
+StepLatencies step_latencies(const calibration::CostModel& cost, bool intra_nvlink);
 /// The same under protocol `p` (Simple: step_latencies).
-StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p,
-                                      const std::vector<Connection>& hops, bool intra_nvlink);
+StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p, bool intra_nvlink);
 
-/// The delay of a steady-state flow: the plan's whole latency term less the setup the platform adds
-/// (nothing is taken off for LL / LL128 plans, whose flows are connected).
-Seconds steady_delay(const calibration::CostModel& cost, const CollectivePlan& plan, const Connection& hop);
+/// The delay of a steady-state flow: the plan's whole latency term (its flows are connected).
+Seconds steady_delay(const CollectivePlan& plan);
 
 /// Whether every intra-server hop in `hops` is a direct NVLink (NVL) route.
 bool intra_is_nvlink(const topology::Topology& topo, const std::vector<Connection>& hops);
 
-/// The slowest of a set of connections as a pipeline stage: the largest setup a transfer pays before
-/// its bytes flow and the lowest rate a lone flow gets (both from the Platform's connections).
-struct StageEstimate {
-  double setup = 0;  // seconds
-  double rate = 0;   // bytes per second
-};
-StageEstimate slowest_stage(const std::vector<Connection>& connections);
+/// The lowest rate a lone flow gets over `connections` (infinity for none).
+double slowest_rate(const std::vector<Connection>& connections);
 
-/// Loops a ring step of `slice` bytes is cut into: NCCL's chunk count, but few enough that the setup
-/// every serialized transfer pays stays under 0.5 % of the step's transfer time.
-std::size_t ring_loops(double slice, const StageEstimate& stage, Bytes chunk, int max_loops);
-/// Chunks a pipeline of `depth` stages over `bytes` is cut into: the count that minimises fill
-/// ((depth)·bytes/M/rate) plus serialized setup (M·setup), i.e. sqrt(depth·bytes/(setup·rate)),
-/// capped by NCCL's chunk size and `max_chunks`.
-std::size_t pipeline_chunks(double bytes, double depth, const StageEstimate& stage, Bytes chunk,
-                            int max_chunks);
+/// Pieces a ring step's slice or a chain's / tree's bytes are cut into: NCCL's loop count over its
+/// chunk, ceil(bytes / chunk), in equal pieces, at most `max_pieces` (simulation cost). Every piece runs
+/// on an established connection, so cutting finer costs nothing but simulated transfers.
+std::size_t pieces(double bytes, Bytes chunk, int max_pieces);
 
 /// Step or Steady for a plan of `ranks` whose step-level form would have `step_transfers` transfers.
 PlanModel resolve_model(const CollectiveOptions& options, std::size_t ranks, std::size_t step_transfers);
@@ -97,9 +76,10 @@ PlanModel resolve_model(const CollectiveOptions& options, std::size_t ranks, std
 /// Throws rigsim::InputError when a step-level plan would have more transfers than rigsim simulates.
 void check_step_size(std::size_t transfers, const CollectivePlan& plan);
 
-/// Appends a transfer and returns its index.
+/// Appends a transfer on the connection `hop` (Transfer::connected: no transport setup is charged) and
+/// returns its index.
 std::size_t add_transfer(std::vector<Transfer>& out, const Connection& hop, Bytes bytes, Seconds latency,
-                         std::vector<std::size_t> after, std::string tag, bool connected = false);
+                         std::vector<std::size_t> after, std::string tag);
 
 /// Appends a zero-byte transfer from `at` to itself: a pure delay of `delay` after `after` finish (the
 /// platform moves nothing and adds no setup for it). Returns its index.

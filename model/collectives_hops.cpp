@@ -35,19 +35,7 @@ Seconds step_latency(const calibration::CostModel& cost, const Connection& hop, 
   return intra_nvlink ? cost.nccl_step_latency_nvlink : cost.nccl_step_latency_pcie;
 }
 
-Seconds effective_step(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink) {
-  return std::max(step_latency(cost, hop, intra_nvlink), hop.setup);
-}
-
-Seconds step_delay(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink) {
-  return {effective_step(cost, hop, intra_nvlink).value - hop.setup.value};
-}
-
-Seconds steady_delay(const calibration::CostModel& /*cost*/, const CollectivePlan& plan,
-                     const Connection& hop) {
-  if (plan.protocol != Protocol::Simple && plan.algorithm != Algorithm::Tree) return plan.latency;
-  return {std::max(0.0, plan.latency.value - hop.setup.value)};
-}
+Seconds steady_delay(const CollectivePlan& plan) { return plan.latency; }
 
 Seconds protocol_base(const calibration::CostModel& cost, Protocol p) {
   switch (p) {
@@ -75,32 +63,18 @@ StepLatencies protocol_rows(const calibration::CostModel& cost, Protocol p, bool
 
 Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop,
                       bool intra_nvlink) {
-  if (p == Protocol::Simple) return effective_step(cost, hop, intra_nvlink);
+  if (p == Protocol::Simple) return step_latency(cost, hop, intra_nvlink);
   const StepLatencies rows = protocol_rows(cost, p, intra_nvlink);
   return hop.transport == Transport::Net ? rows.inter : rows.intra;
 }
 
-Seconds protocol_delay(const calibration::CostModel& cost, Protocol p, const Connection& hop,
-                       bool intra_nvlink) {
-  return p == Protocol::Simple ? step_delay(cost, hop, intra_nvlink)
-                               : protocol_step(cost, p, hop, intra_nvlink);
+StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p, bool intra_nvlink) {
+  return p == Protocol::Simple ? step_latencies(cost, intra_nvlink) : protocol_rows(cost, p, intra_nvlink);
 }
 
-StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p,
-                                      const std::vector<Connection>& hops, bool intra_nvlink) {
-  return p == Protocol::Simple ? step_latencies(cost, hops, intra_nvlink)
-                               : protocol_rows(cost, p, intra_nvlink);
-}
-
-StepLatencies step_latencies(const calibration::CostModel& cost, const std::vector<Connection>& hops,
-                             bool intra_nvlink) {
-  StepLatencies s{intra_nvlink ? cost.nccl_step_latency_nvlink : cost.nccl_step_latency_pcie,
-                  cost.nccl_step_latency_net};
-  for (const Connection& h : hops) {
-    Seconds& kind = h.transport == Transport::Net ? s.inter : s.intra;
-    kind = std::max(kind, effective_step(cost, h, intra_nvlink));
-  }
-  return s;
+StepLatencies step_latencies(const calibration::CostModel& cost, bool intra_nvlink) {
+  return {intra_nvlink ? cost.nccl_step_latency_nvlink : cost.nccl_step_latency_pcie,
+          cost.nccl_step_latency_net};
 }
 
 bool intra_is_nvlink(const topology::Topology&, const std::vector<Connection>& hops) {
@@ -113,47 +87,22 @@ bool intra_is_nvlink(const topology::Topology&, const std::vector<Connection>& h
   return any;
 }
 
-StageEstimate slowest_stage(const std::vector<Connection>& connections) {
-  StageEstimate e{0, std::numeric_limits<double>::infinity()};
-  for (const Connection& c : connections) {
-    e.setup = std::max(e.setup, c.setup.value);
-    e.rate = std::min(e.rate, c.rate.value);
-  }
-  return e;
+double slowest_rate(const std::vector<Connection>& connections) {
+  double rate = std::numeric_limits<double>::infinity();
+  for (const Connection& c : connections) rate = std::min(rate, c.rate.value);
+  return rate;
 }
 
-namespace {
-
-/// `limit` pieces of at least `chunk` bytes each (at least one piece), at most `max_pieces`.
-std::size_t bounded(double bytes, double limit, Bytes chunk, int max_pieces) {
+std::size_t pieces(double bytes, Bytes chunk, int max_pieces) {
   const double by_chunk = std::ceil(bytes / std::max(1.0, chunk.value));
-  const double pieces = std::min({limit, by_chunk, static_cast<double>(std::max(1, max_pieces))});
-  return static_cast<std::size_t>(std::max(1.0, std::floor(pieces)));
-}
-
-bool unknown(const StageEstimate& s) {
-  return !(s.setup > 0) || !(s.rate > 0) || !std::isfinite(s.rate);
-}
-
-}  // namespace
-
-std::size_t ring_loops(double slice, const StageEstimate& stage, Bytes chunk, int max_loops) {
-  constexpr double kSetupShare = 0.005;  // serialized setup allowed per loop, as a share of its bytes' time
-  const double limit = unknown(stage) ? INFINITY : kSetupShare * slice / (stage.setup * stage.rate);
-  return bounded(slice, limit, chunk, max_loops);
-}
-
-std::size_t pipeline_chunks(double bytes, double depth, const StageEstimate& stage, Bytes chunk,
-                            int max_chunks) {
-  const double limit =
-      unknown(stage) ? INFINITY : std::round(std::sqrt(depth * bytes / (stage.setup * stage.rate)));
-  return bounded(bytes, std::max(1.0, limit), chunk, max_chunks);
+  const double n = std::min(by_chunk, static_cast<double>(std::max(1, max_pieces)));
+  return static_cast<std::size_t>(std::max(1.0, n));
 }
 
 std::size_t add_transfer(std::vector<Transfer>& out, const Connection& hop, Bytes bytes, Seconds latency,
-                         std::vector<std::size_t> after, std::string tag, bool connected) {
+                         std::vector<std::size_t> after, std::string tag) {
   Transfer t;
-  t.connected = connected;
+  t.connected = true;
   t.src = hop.src;
   t.dst = hop.dst;
   t.bytes = bytes;

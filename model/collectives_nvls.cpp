@@ -105,8 +105,7 @@ void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cos
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
       const Connection& h = p.connections.emplace_back(cache.get(p.ranks[i], p.ranks[j]));
-      add_transfer(p.transfers, h, p.chunk, Seconds{std::max(0.0, p.latency.value - h.setup.value)}, {},
-                   "all_reduce nvls");
+      add_transfer(p.transfers, h, p.chunk, p.latency, {}, "all_reduce nvls");
     }
 }
 

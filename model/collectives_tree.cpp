@@ -121,7 +121,7 @@ struct TreeSteps {
                   std::vector<std::size_t> after, const char* dir) {
     const Connection& h = hops.get(plan.ranks[from], plan.ranks[to]);
     Seconds lat{};
-    if (chunk == 0) lat = step_delay(cost, h, nvl) + (leaf ? cost.nccl_base_latency : Seconds{});
+    if (chunk == 0) lat = step_latency(cost, h, nvl) + (leaf ? cost.nccl_base_latency : Seconds{});
     return add_transfer(plan.transfers, h, plan.chunk, lat, std::move(after), tag(dir, tree, chunk));
   }
 };
@@ -156,14 +156,8 @@ void plan_tree(const Platform& platform, ConnectionCache& cache,
   collect_hops(cache, p);
   const bool nvl = intra_is_nvlink(topo, p.connections);
   p.channels = 2;
-  p.latency = tree_latency(cost, p.ranks.size(), chain.size(), step_latencies(cost, p.connections, nvl));
-  std::size_t depth = 0;
-  for (const auto& parents : p.tree_parents)
-    for (std::size_t d : depths(parents)) depth = std::max(depth, d);
-  // A chunk climbs `depth` hops and comes back down: the pipeline is 2·depth stages deep.
-  const std::size_t chunks =
-      pipeline_chunks(p.size.value / 2, static_cast<double>(2 * depth), slowest_stage(p.connections),
-                      o.chain_chunk, o.max_tree_chunks);
+  p.latency = tree_latency(cost, p.ranks.size(), chain.size(), step_latencies(cost, nvl));
+  const std::size_t chunks = pieces(p.size.value / 2, o.chain_chunk, o.max_tree_chunks);
   p.model = resolve_model(o, p.ranks.size(), 2 * chunks * 2 * (p.ranks.size() - 1));
   if (p.model == PlanModel::Steady) {
     p.chunk = {p.size.value / 2};
@@ -173,7 +167,7 @@ void plan_tree(const Platform& platform, ConnectionCache& cache,
         if (up < 0) continue;
         const DeviceId a = p.ranks[i], b = p.ranks[static_cast<std::size_t>(up)];
         for (const Connection* h : {&cache.get(a, b), &cache.get(b, a)})
-          add_transfer(p.transfers, *h, p.chunk, steady_delay(cost, p, *h), {},
+          add_transfer(p.transfers, *h, p.chunk, steady_delay(p), {},
                        tag(h->src == a ? "up" : "down", t, 0));
       }
     return;
