@@ -278,9 +278,8 @@ void plan_ring(const topology::Topology& topo, const calibration::CostModel& cos
   p.protocol_choice = choose_protocol(topo, cost, o, p, nodes, nvl, false);
   p.protocol = p.protocol_choice.chosen;
   // LL / LL128 are chosen for small sizes only, where pipelining a step in loops changes nothing.
-  const std::size_t loops = p.protocol != Protocol::Simple
-                                ? 1
-                                : detail::pieces(slice / p.channels, o.ring_chunk, o.max_ring_loops);
+  const std::size_t loops =
+      p.protocol != Protocol::Simple ? 1 : detail::pieces(slice / p.channels, o.ring_chunk, o.max_ring_loops);
   p.model = detail::resolve_model(o, n, p.rings.size() * loops * steps * n);
   p.latency = p.protocol == Protocol::Simple
                   ? ring_latency(cost, p.op, n, nodes, detail::step_latencies(cost, nvl))
@@ -316,9 +315,9 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
   const bool simple = p.protocol == Protocol::Simple;
   const std::size_t chunks = !simple ? 1 : detail::pieces(per_channel, o.chain_chunk, o.max_chain_chunks);
   p.model = detail::resolve_model(o, p.ranks.size(), p.rings.size() * chunks * hops);
-  p.latency = simple ? chain_latency(cost.nccl_base_latency, p.ranks.size(), nodes,
-                                     detail::step_latencies(cost, nvl))
-                     : p.protocol_choice.latency[proto_index(p.protocol)];
+  p.latency =
+      simple ? chain_latency(cost.nccl_base_latency, p.ranks.size(), nodes, detail::step_latencies(cost, nvl))
+             : p.protocol_choice.latency[proto_index(p.protocol)];
   if (p.model == PlanModel::Steady) {
     p.chunk = {per_channel};
     for (std::size_t c = 0; c < p.rings.size(); ++c)
