@@ -416,23 +416,15 @@ Route Platform::route(DeviceId src, DeviceId dst, Transport transport,
 
 void Platform::finish(Route& r) const {
   r.latency = r.setup;
-  // A duplex link gives each direction its own bandwidth (a staged route through a switch uplink goes
-  // up and down it without sharing); a shared link is charged once per crossing.
-  std::map<Crossing, int> crossings;
   for (const Crossing& h : r.crossings) {
     r.latency = r.latency + links_[h.link].latency;
-    ++crossings[{h.link, links_[h.link].duplex && h.downstream}];
-  }
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto& [hop, n] : crossings) {
-    best = std::min(best, links_[hop.link].bandwidth.value / n);
     // The measured per-transfer limits are of peer-to-peer traffic (GPU writes into a GPU across the
     // sockets); host DMA to the other socket's memory has no such measurement and keeps the links' rate.
-    const double cap = r.transport == Transport::P2p ? links_[hop.link].flow_cap.value : 0.0;
+    const double cap = r.transport == Transport::P2p ? links_[h.link].flow_cap.value : 0.0;
     if (cap > 0 && (r.flow_cap.value == 0 || cap < r.flow_cap.value)) r.flow_cap = {cap};
   }
-  if (r.flow_cap.value > 0) best = std::min(best, r.flow_cap.value);
-  r.bottleneck = {std::isinf(best) ? 0.0 : best / r.wire_per_byte};
+  const auto limit = route_limit(r);
+  r.bottleneck = {limit ? limit->rate.value / r.wire_per_byte : 0.0};
 }
 
 std::string Platform::crossing_name(const Crossing& hop) const {
@@ -444,22 +436,20 @@ std::string Platform::crossing_name(const Crossing& hop) const {
 }
 
 std::optional<RouteLimit> Platform::route_limit(const Route& r) const {
-  std::map<std::size_t, int> crossed;
-  for (const Crossing& h : r.crossings) ++crossed[h.link];
+  // A duplex link gives each direction its own bandwidth (a staged route through a switch uplink goes
+  // up and down it without sharing); a shared link is charged once per crossing.
+  std::map<Crossing, int> crossed;
+  for (const Crossing& h : r.crossings) ++crossed[{h.link, links_[h.link].duplex && h.downstream}];
   std::optional<RouteLimit> best;
-  for (const auto& [link, times] : crossed) {
-    const double share = links_[link].bandwidth.value / times;
+  for (const auto& [hop, times] : crossed) {
+    const PlatformLink& l = links_[hop.link];
+    const double share = l.bandwidth.value / times;
     const bool capped =
-        r.flow_cap.value > 0 && links_[link].flow_cap.value == r.flow_cap.value && r.flow_cap.value < share;
+        r.flow_cap.value > 0 && l.flow_cap.value == r.flow_cap.value && r.flow_cap.value < share;
     const double rate = capped ? r.flow_cap.value : share;
-    if (!best || rate < best->rate.value) best = RouteLimit{link, capped, "", BytesPerSecond{rate}};
+    if (!best || rate < best->rate.value)
+      best = RouteLimit{hop.link, capped, crossing_name(hop), BytesPerSecond{rate}};
   }
-  if (best)
-    for (const Crossing& h : r.crossings)
-      if (h.link == best->link) {
-        best->name = crossing_name(h);
-        break;
-      }
   return best;
 }
 

@@ -210,6 +210,12 @@ TEST(Transfers, StagedFlowsThroughASwitchUplinkUseBothDirections) {
   const RunResult one = engine::run(p, {copy(p, "g0", "g1", kGiB, Transport::Shm)});
   expect_closed_form("1.072 S/(pcie_duplex_eff x wire) + route latency", kSmTlp * kGiB / d + route.latency.value,
                      duration(one.transfers[0]).value, "s");
+  // What limits it, as validate and p2p name it: the uplink's both-directions link, not the uplink
+  // (whose directions each carry the flow once).
+  const auto limit = p.route_limit(route);
+  ASSERT_TRUE(limit.has_value());
+  EXPECT_NE(limit->name.find("/both"), std::string::npos) << limit->name;
+  EXPECT_NEAR(limit->rate.value, route.bottleneck.value * route.wire_per_byte, 1e-6 * limit->rate.value);
   // Two opposite staged flows (a 2-GPU SHM all_reduce step): the uplink's limit is crossed 4 times.
   const RunResult two =
       engine::run(p, {copy(p, "g0", "g1", kGiB, Transport::Shm), copy(p, "g1", "g0", kGiB, Transport::Shm)});
