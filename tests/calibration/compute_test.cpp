@@ -263,7 +263,9 @@ TEST(ComputeCatalog, EveryGpuHasMultiprocessorsAndConsistentFormatPeaks) {
     EXPECT_LE(g.tf32_tflops, g.fp16_fp32acc_tflops);  // TF32 is at most the 16-bit rate
     if (g.fp8_tflops > 0) {
       // FP8 tensor math: NVIDIA Ada (8.9), Hopper (9.0), Blackwell; AMD CDNA3 (MI300X).
-      if (g.vendor == topology::Vendor::Nvidia) EXPECT_GE(g.sm, 89);
+      if (g.vendor == topology::Vendor::Nvidia) {
+        EXPECT_GE(g.sm, 89);
+      }
       EXPECT_NEAR(g.fp8_tflops, 2 * g.fp16_fp32acc_tflops, 0.03 * g.fp8_tflops);
     }
     if (g.vendor == topology::Vendor::Nvidia && g.sm >= 80) {
