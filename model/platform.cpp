@@ -167,7 +167,7 @@ void Platform::add_dram_links() {
                ", " + fmt("%.2f GB/s x %.2f", theoretical.gb_per_s(), cost_.memory_efficiency) +
                ", shared by reads and writes";
       p.nccl_bandwidth = p.bandwidth;
-      dram_[d.numa + k] = links_.size();
+      dram_[{d.node, d.numa + k}] = links_.size();
       links_.push_back(std::move(p));
     }
   }
@@ -210,13 +210,14 @@ void Platform::add_both_crossings(Route& r) const {
 std::size_t Platform::dram_of(DeviceId socket) const {
   if (socket >= topo_.devices().size() || topo_.device(socket).kind != DeviceKind::Cpu)
     throw std::invalid_argument(topo_.device(socket).name + " is not a CPU socket");
-  return dram_.at(topo_.device(socket).numa);
+  return dram_.at({topo_.device(socket).node, topo_.device(socket).numa});
 }
 
 std::size_t Platform::dram_for(DeviceId socket, DeviceId device) const {
   const Device& s = topo_.device(socket);
   const Device& d = topo_.device(device);
-  if (d.socket == s.socket && d.numa >= s.numa && d.numa < s.numa + s.numa_nodes) return dram_.at(d.numa);
+  if (d.node == s.node && d.socket == s.socket && d.numa >= s.numa && d.numa < s.numa + s.numa_nodes)
+    return dram_.at({d.node, d.numa});
   return dram_of(socket);
 }
 

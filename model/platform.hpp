@@ -193,7 +193,7 @@ class Platform {
   calibration::CostModel cost_;
   NetPolicy net_;
   std::vector<PlatformLink> links_;
-  std::map<int, std::size_t> dram_;               // per NUMA node: its DRAM link
+  std::map<std::pair<int, int>, std::size_t> dram_;  // per (server, NUMA node): its DRAM link
   std::vector<std::optional<std::size_t>> both_;  // per Topology link: its "both directions" link
 };
 

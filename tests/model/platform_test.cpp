@@ -217,6 +217,25 @@ TEST(NetTransport, BeyondTheGdrLevelBothEndsStageThroughHostMemory) {
   EXPECT_LT(net_route(gdr).latency.value, net_route(staged).latency.value + 1e-12);
 }
 
+TEST(NetTransport, EachServerStagesThroughItsOwnMemory) {
+  // Every server of a cluster has its own host memory: the staged network route writes server 0's and
+  // reads server 1's, and an SHM copy inside server 1 crosses server 1's (NUMA node numbers repeat per
+  // server, as Linux numbers them; they once keyed one memory for the whole cluster, the last server's).
+  const Platform p = net_cluster("rtx-3090", "sw0");
+  const auto gpus = p.topology().gpus();
+  std::vector<std::string> drams;
+  for (const Crossing& h : net_route(p).crossings)
+    if (p.crossing_name(h).find("/dram") != std::string::npos) drams.push_back(p.crossing_name(h));
+  EXPECT_EQ(drams, (std::vector<std::string>{"n0/cpu0/dram", "n0/cpu0/dram", "n1/cpu0/dram", "n1/cpu0/dram"}));
+  const Route shm = p.route(gpus[2], gpus[3], Transport::Shm);
+  for (const Crossing& h : shm.crossings) {
+    if (p.crossing_name(h).find("/dram") != std::string::npos) {
+      EXPECT_EQ(p.crossing_name(h), "n1/cpu0/dram");
+    }
+  }
+  EXPECT_NE(p.dram_of(p.topology().find("n0/cpu0")), p.dram_of(p.topology().find("n1/cpu0")));
+}
+
 TEST(NetTransport, GeforceCardsNeverUseGdr) {
   const Platform p = net_cluster("rtx-3090", "sw0");  // NIC on the GPU's switch, still staged
   std::string why;
