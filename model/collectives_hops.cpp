@@ -25,6 +25,14 @@ const Connection& ConnectionCache::get(DeviceId src, DeviceId dst) {
             .emplace(std::move(key), platform_.connect(src, dst, policy_, ranks_on_[topo.device(src).node]))
             .first;
   Connection hop = shape->second;
+  // The same connection in another server of the cluster: its reason names that server's devices.
+  const int from = topo.device(hop.src).node, to = topo.device(src).node;
+  if (distance == 0 && from != to) {
+    const std::string a = "n" + std::to_string(from) + "/", b = "n" + std::to_string(to) + "/";
+    for (auto at = hop.reason.find(a); at != std::string::npos; at = hop.reason.find(a, at + b.size()))
+      if (at == 0 || hop.reason[at - 1] == ' ' || hop.reason[at - 1] == '(')
+        hop.reason.replace(at, a.size(), b);
+  }
   hop.src = src;
   hop.dst = dst;
   return by_pair_.emplace(std::make_pair(src, dst), std::move(hop)).first->second;

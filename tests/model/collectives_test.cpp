@@ -283,6 +283,31 @@ TEST(ClusterPlans, RingsCrossTheNetworkOncePerServerAndTreesSplitTheData) {
   EXPECT_DOUBLE_EQ(total, 2.0 * 15 * kS);
 }
 
+TEST(ClusterPlans, EachServersConnectionsNameItsOwnGpus) {
+  // Connections of one shape are computed once per cluster; a copy in another server names that
+  // server's devices in its reason ("n1/g0 (GeForce RTX 3090) has no PCIe P2P ..."), not the first's.
+  const auto t = topology::build_cluster(testing::spec_from_text(R"({"name": "t",
+    "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
+                     {"id": "rc2", "cpu": "cpu0", "lanes": 16}],
+    "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}, {"id": "g1", "model": "rtx-3090", "parent": "rc1"}],
+    "nics": [{"id": "nic0", "model": "connectx-6-200g", "parent": "rc2"}]})"),
+                                         2);
+  CollectiveOptions o;
+  o.algorithm = Algorithm::Ring;
+  const CollectivePlan p = plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS}, o);
+  int named = 0;
+  for (const Connection& h : p.connections) {
+    if (h.transport == Transport::Net) continue;
+    const std::string server = t.device(h.src).name.substr(0, 3);  // "n0/" or "n1/"
+    const std::string other = server == "n0/" ? "n1/" : "n0/";
+    EXPECT_NE(h.reason.find(server + "g"), std::string::npos) << h.reason;
+    EXPECT_EQ(h.reason.find(other), std::string::npos) << t.device(h.src).name << ": " << h.reason;
+    named += server == "n1/";
+  }
+  EXPECT_GT(named, 0);
+}
+
 TEST(ClusterPlans, AutoModelGoesSteadyAboveSixteenRanks) {
   const auto t = topology::build_cluster(testing::spec_from_text(topology::testing::kDualRootPlx), 3);
   const CollectivePlan p = plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS});
