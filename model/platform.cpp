@@ -302,11 +302,14 @@ Route Platform::staged_route(DeviceId src, DeviceId dst) const {
   if (topo_.device(src).node != topo_.device(dst).node)
     throw std::invalid_argument("SHM staging between " + topo_.device(src).name + " and " +
                                 topo_.device(dst).name + " is impossible: they are in different servers");
-  // DESIGN rule 4: staged through pinned memory of the sender's socket, two legs that pipeline.
+  // DESIGN rule 4: staged through pinned host memory, two legs that pipeline. NCCL's SHM transport puts
+  // the buffer on the receiver's side (NCCL_SHM_LOCALITY default 2 since 2.13, src/transport/shm.cc:
+  // the receiving rank creates it, near its GPU), so the sender writes across the sockets and the
+  // receiver reads locally.
   Route r;
   r.transport = Transport::Shm;
   r.setup = cost_.shm_latency;
-  append_through_host(r, src, dst, src);
+  append_through_host(r, src, dst, dst);
   add_both_crossings(r);
   // NCCL's kernels write and read the pinned buffer: 128-byte TLPs on the PCIe links (the factor is
   // charged on every link of the route, host memory included).

@@ -22,7 +22,7 @@ namespace rigsim::model {
 enum class Transport {
   Auto,     // decide from the topology's P2P decision: P2p if allowed, else Shm
   P2p,      // direct route (NVLink or PCIe peer-to-peer)
-  Shm,      // staged through pinned host memory of the sender's socket: two pipelined legs
+  Shm,      // staged through pinned host memory on the receiver's side (NCCL): two pipelined legs
   Net,      // through NICs and the network (multi-node)
   HostCopy  // host memory <-> device copy (cudaMemcpy H2D / D2H); one end is a CPU socket
 };

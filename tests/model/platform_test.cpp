@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/model/sim_fixture.hpp"
 
 namespace rigsim::model {
@@ -56,7 +58,7 @@ TEST(Platform, SwitchLatencyIsSplitOverItsLinks) {
   EXPECT_EQ(hop_names(p, r), (std::vector<std::string>{"g0->plx0", "plx0->g1"}));
 }
 
-TEST(Platform, StagedRouteCrossesTheSendersMemoryTwice) {
+TEST(Platform, StagedRouteCrossesHostMemoryTwice) {
   const Platform p = platform_of(kStagedUnequalLegs);
   const Route r = p.route(p.topology().find("g0"), p.topology().find("g1"), Transport::Shm);
   EXPECT_EQ(hop_names(p, r),
@@ -69,6 +71,26 @@ TEST(Platform, StagedRouteCrossesTheSendersMemoryTwice) {
   expect_closed_form("staged (pipelined): min(B_x16, B_x8) x 0.933 = B_x8 x 0.933", x8 * sm, r.bottleneck.gb_per_s(),
                      "GB/s");
   EXPECT_GT(r.latency.value, p.cost_model().shm_latency.value);
+}
+
+TEST(Platform, ShmBufferLivesOnTheReceiversSocket) {
+  // NCCL_SHM_LOCALITY's default (receiver side, NCCL 2.13+): g0 on cpu0 writes across QPI into cpu1's
+  // memory, g1 reads it there; the other way round cpu0's memory carries both legs.
+  const Platform p = platform_of(kTwoSockets);
+  const auto g0 = p.topology().find("g0"), g1 = p.topology().find("g1");
+  auto drams = [&](const Route& r) {
+    std::vector<std::string> out;
+    for (const Crossing& h : r.crossings)
+      if (p.crossing_name(h).find("/dram") != std::string::npos) out.push_back(p.crossing_name(h));
+    return out;
+  };
+  EXPECT_EQ(drams(p.route(g0, g1, Transport::Shm)), (std::vector<std::string>{"cpu1/dram", "cpu1/dram"}));
+  EXPECT_EQ(drams(p.route(g1, g0, Transport::Shm)), (std::vector<std::string>{"cpu0/dram", "cpu0/dram"}));
+  const auto names = hop_names(p, p.route(g0, g1, Transport::Shm));
+  const auto qpi = std::find(names.begin(), names.end(), "cpu0->cpu1");
+  ASSERT_NE(qpi, names.end());
+  EXPECT_LT(qpi - names.begin(), std::find(names.begin(), names.end(), "cpu1/dram") - names.begin())
+      << "the socket link is crossed by the sender's writes, before the buffer";
 }
 
 TEST(Platform, PcieLinksHaveABothDirectionsLimitForHostDma) {
