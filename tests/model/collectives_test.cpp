@@ -237,16 +237,22 @@ TEST(RingOrder, HybridCubeMeshFollowsNvlink) {
   EXPECT_GE(rings.size(), 2u) << "disjoint NVLink directions give more than one channel";
 }
 
-TEST(ClusterPlans, NcclCountsTheCommunicatorsGpusPerHostForItsP2pLevel) {
-  // Two servers, each two A100 PCIe on two EPYC root ports (NODE): NCCL 2.23+ counts 2 GPUs on the
-  // host (not 4 in the communicator), so AMD's <= 2 rule keeps level SYS and the pair uses P2P.
-  const auto t = topology::build_cluster(testing::spec_from_text(R"({"name": "t",
+/// Two servers, each two GPUs of `gpu` on two root ports of an EPYC 7003 (NODE) and a ConnectX-6.
+topology::Topology two_epyc_servers(const std::string& gpu) {
+  return topology::build_cluster(testing::spec_from_text(R"({"name": "t",
     "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
     "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
                      {"id": "rc2", "cpu": "cpu0", "lanes": 16}],
-    "gpus": [{"id": "g0", "model": "a100-pcie-40gb", "parent": "rc0"}, {"id": "g1", "model": "a100-pcie-40gb", "parent": "rc1"}],
+    "gpus": [{"id": "g0", "model": ")" + gpu + R"(", "parent": "rc0"}, {"id": "g1", "model": ")" + gpu +
+                                                                     R"(", "parent": "rc1"}],
     "nics": [{"id": "nic0", "model": "connectx-6-200g", "parent": "rc2"}]})"),
-                                         2);
+                                 2);
+}
+
+TEST(ClusterPlans, NcclCountsTheCommunicatorsGpusPerHostForItsP2pLevel) {
+  // Two servers, each two A100 PCIe on two EPYC root ports (NODE): NCCL 2.23+ counts 2 GPUs on the
+  // host (not 4 in the communicator), so AMD's <= 2 rule keeps level SYS and the pair uses P2P.
+  const auto t = two_epyc_servers("a100-pcie-40gb");
   CollectiveOptions o;
   o.algorithm = Algorithm::Ring;
   const CollectivePlan p =
@@ -286,13 +292,7 @@ TEST(ClusterPlans, RingsCrossTheNetworkOncePerServerAndTreesSplitTheData) {
 TEST(ClusterPlans, EachServersConnectionsNameItsOwnGpus) {
   // Connections of one shape are computed once per cluster; a copy in another server names that
   // server's devices in its reason ("n1/g0 (GeForce RTX 3090) has no PCIe P2P ..."), not the first's.
-  const auto t = topology::build_cluster(testing::spec_from_text(R"({"name": "t",
-    "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
-    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
-                     {"id": "rc2", "cpu": "cpu0", "lanes": 16}],
-    "gpus": [{"id": "g0", "model": "rtx-3090", "parent": "rc0"}, {"id": "g1", "model": "rtx-3090", "parent": "rc1"}],
-    "nics": [{"id": "nic0", "model": "connectx-6-200g", "parent": "rc2"}]})"),
-                                         2);
+  const auto t = two_epyc_servers("rtx-3090");
   CollectiveOptions o;
   o.algorithm = Algorithm::Ring;
   const CollectivePlan p = plan_collective(Platform(t, kCost), CollectiveOp::AllReduce, t.gpus(), Bytes{kS}, o);
