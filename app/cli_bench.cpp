@@ -29,6 +29,7 @@ struct BenchCli {
   std::uint64_t factor = 2;
   std::int64_t root = 0;  // signed, so that -r -1 is refused rather than wrapped
   std::optional<std::int64_t> per_node;
+  std::size_t gpus_per_thread = 0;  // 0: all of a server's GPUs in one thread (nccl-tests -g N alone)
   int nodes = 1;
   unsigned jobs = 0;  // 0: one per core
   bool json = false, p2p_disable = false, dump_platform = false, env_from_shell = false;
@@ -112,6 +113,7 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
   const std::optional<std::size_t> per_node =
       o.per_node ? std::optional<std::size_t>(static_cast<std::size_t>(*o.per_node)) : std::nullopt;
   b.gpus = model::select_gpus(topo, per_node, o.gpus ? parse_indices(*o.gpus) : std::vector<std::size_t>{});
+  b.gpus_per_thread = o.gpus_per_thread;
   b.collective.model = *model::parse_plan_model(o.model);
   if (o.algo != "auto")
     b.collective.algorithm = o.algo == "ring"   ? model::Algorithm::Ring
@@ -167,6 +169,10 @@ void add_bench(CLI::App& app, Action& action) {
   cmd->add_option("-i,--stepbytes", opt->step, "Add this many bytes between rows instead of -f")->excludes(f);
   auto* g = cmd->add_option("-g,--ngpus", opt->per_node, "GPUs per server: the first N (like nccl-tests -g)");
   cmd->add_option("--gpus", opt->gpus, "GPU ids per server, e.g. 0,1,2,3 (CUDA device order)")->excludes(g);
+  cmd->add_option("--gpus-per-thread", opt->gpus_per_thread,
+                  "GPUs one host thread launches in turn, nccl-tests' own -g (default: all of a server's, as "
+                  "./all_reduce_perf -g 8 run alone; 1: one process per GPU, as mpirun -np 8 ... -g 1)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{65536}));
   cmd->add_option("--nodes", opt->nodes,
                   "Servers joined by their NICs through a non-blocking switch (default 1)")
       ->check(CLI::Range(1, 4096));

@@ -101,6 +101,7 @@ constexpr DurationKey kDurations[] = {
     {"host_copy_latency", &CostModel::host_copy_latency},
     {"nccl_base_latency", &CostModel::nccl_base_latency},
     {"nccl_nvls_latency", &CostModel::nccl_nvls_latency},
+    {"nccl_launch_per_gpu", &CostModel::nccl_launch_per_gpu},
     {"nccl_step_latency_nvlink", &CostModel::nccl_step_latency_nvlink},
     {"nccl_step_latency_pcie", &CostModel::nccl_step_latency_pcie},
     {"nccl_step_latency_net", &CostModel::nccl_step_latency_net},
@@ -259,6 +260,13 @@ void set_nccl_defaults(CostModel& m) {
   // nccl.md §d.5); the tree all_reduce's is 0.92 of the link rate (same source).
   m.nccl_ll128_bw_ratio = 0.92;
   m.nccl_tree_bw_ratio = 0.92;
+  // One thread launching N GPUs' collectives in turn (nccl-tests -g N: ncclGroupEnd's doLaunches loop,
+  // NCCL src/group.cc; "due to the CUDA latency overheads of single process jobs", maintainer in
+  // NVIDIA/nccl-tests#333): DGX A100 (EPYC 7742), ring all_reduce 8-128 B on one channel in one process,
+  // -g 4..8: 16.88, 20.8, 25.2, 29.5, 33.7 us (NVIDIA/nccl-tests#123), i.e. 4.22, 4.16, 4.20, 4.21,
+  // 4.21 us per GPU, a line through the origin, while NCCL's own ring model rises 1.2 us per GPU [D].
+  // The figure is this host's; other CPUs differ (`rigsim calibrate` fits it from a rig's small sizes).
+  m.nccl_launch_per_gpu = microseconds(4.2);
 }
 
 void set_compute_defaults(CostModel& m) {

@@ -85,6 +85,10 @@ struct CostModel {
   Seconds nccl_nvls_latency;
   double nccl_ll128_bw_ratio = 0;  // LL128 bus bandwidth / Simple's (0.92 of it)
   double nccl_tree_bw_ratio = 0;   // tree all_reduce bus bandwidth / the link rate (0.92 of it)
+  /// Host time one thread spends per GPU to enqueue and launch a collective: nccl-tests run as one
+  /// process (-g N) launches its N GPUs' kernels in turn every iteration, so an iteration takes at
+  /// least N x this (model/bench.hpp, BenchOptions::gpus_per_thread). Depends on the CPU.
+  Seconds nccl_launch_per_gpu;
 
   std::string source;  // "built-in defaults" or the profile file
 };

@@ -206,6 +206,9 @@ void read_collective(ObjectReader& r, Series& s, std::size_t gpus) {
   }
   s.nodes = r.optional_int("nodes").value_or(1);
   if (s.nodes < 1 || s.nodes > 65536) r.fail("nodes", "expected 1 to 65536 servers");
+  s.gpus_per_thread = r.optional_int("gpus_per_thread").value_or(0);
+  if (r.has("gpus_per_thread") && (s.gpus_per_thread < 1 || s.gpus_per_thread > 65536))
+    r.fail("gpus_per_thread", "expected nccl-tests' -g, 1 to 65536 GPUs per thread");
   if (const json* env = r.optional_object("env")) {
     for (const auto& [k, v] : env->items()) {
       if (!v.is_string())
@@ -322,6 +325,7 @@ json series_json(const Series& s) {
       j["op"] = s.op;
       if (!s.gpus.empty()) j["gpus"] = s.gpus;
       if (s.nodes != 1) j["nodes"] = s.nodes;
+      if (s.gpus_per_thread > 0) j["gpus_per_thread"] = s.gpus_per_thread;
       if (!s.env.empty()) {
         json env = json::object();
         for (const auto& [k, v] : s.env) env[k] = v;

@@ -82,6 +82,8 @@ struct Series {
   std::vector<int> gpus;                                 // ranks in order (device indices); empty: all
   int nodes = 1;                                         // servers (ranks = nodes x GPUs per node)
   std::vector<std::pair<std::string, std::string>> env;  // NCCL_* settings of the run
+  int gpus_per_thread = 0;  // nccl-tests' own -g (nGpus): GPUs one thread launches; 0: not stated, as
+                            // one process per server (model::BenchOptions::gpus_per_thread)
   // PeerCopy
   bool peer_access = true;  // the sample's P2P=Enabled (peer access where the driver allows it)
   bool bidirectional = false;

@@ -179,6 +179,11 @@ ParseResult parse_nccl_tests(const std::string& text, const std::string& file, c
       s.command = params;
       s.test = Test::Collective;
       s.op = op;
+      // "nThread 1 nGpus 8 ...": the GPUs each thread launches (nccl-tests' -g).
+      static const std::regex ngpus(R"(\bnGpus\s+(\d{1,6})\b)");
+      std::smatch g;
+      if (std::regex_search(params, g, ngpus))
+        s.gpus_per_thread = static_cast<int>(std::min<long long>(std::stoll(g[1].str()), 65536));
       m.series.push_back(std::move(s));
       continue;
     }

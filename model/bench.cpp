@@ -47,17 +47,23 @@ Seconds simulate_plan(const Platform& platform, const Executor& execute, const C
 namespace {
 
 /// The report of a sweep from each size's plan (transfers dropped but the largest's), run and time.
-BenchResult bench_result(const BenchOptions& o, std::vector<topology::DeviceId> gpus,
+BenchResult bench_result(const Platform& platform, const BenchOptions& o, std::vector<topology::DeviceId> gpus,
                          const std::vector<nccl_tests::Sizes>& sizes, std::vector<CollectivePlan>& plans,
                          std::vector<RunResult>& runs, const std::vector<Seconds>& times,
                          const std::vector<std::size_t>& transfers) {
   BenchResult res;
   res.op = o.op;
   res.gpus = std::move(gpus);
+  // nccl-tests times back-to-back iterations: when one thread's launches for its GPUs take longer than
+  // the collective itself, they set the pace.
+  res.gpus_per_thread = gpus_per_thread(platform.topology(), res.gpus, o.gpus_per_thread);
+  res.launch = {platform.cost_model().nccl_launch_per_gpu.value * static_cast<double>(res.gpus_per_thread)};
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     const CollectivePlan& plan = plans[k];
-    res.rows.push_back({nccl_tests::make_row(o.op, res.gpus.size(), sizes[k], times[k], o.collective.root),
-                        plan.algorithm, plan.model, plan.protocol, transfers[k]});
+    const bool host = sizes[k].size > 0 && res.launch.value > times[k].value;
+    const Seconds t = host ? res.launch : times[k];
+    res.rows.push_back({nccl_tests::make_row(o.op, res.gpus.size(), sizes[k], t, o.collective.root),
+                        plan.algorithm, plan.model, plan.protocol, transfers[k], host});
   }
   if (!plans.empty()) {
     plans.back().transfers.clear();
@@ -88,7 +94,7 @@ BenchResult run_bench(const Platform& platform, const Executor& execute, const B
     transfers.push_back(plan.transfers.size());
     if (k + 1 < bytes.size()) plan.transfers = {};  // only the largest size's plan is reported
   }
-  return bench_result(o, gpus, sizes, plans, runs, times, transfers);
+  return bench_result(platform, o, gpus, sizes, plans, runs, times, transfers);
 }
 
 BenchResult run_bench(const Platform& platform, const PhasesExecutor& start, const BenchOptions& o, std::size_t jobs) {
@@ -134,7 +140,15 @@ BenchResult run_bench(const Platform& platform, const PhasesExecutor& start, con
     f.wait = start(platform, phases, {});
   }
   while (!flight.empty()) collect();
-  return bench_result(o, gpus, sizes, plans, runs, times, transfers);
+  return bench_result(platform, o, gpus, sizes, plans, runs, times, transfers);
+}
+
+std::size_t gpus_per_thread(const topology::Topology& topo, const std::vector<DeviceId>& gpus,
+                            std::size_t requested) {
+  std::map<int, std::size_t> per_server;
+  std::size_t most = 1;
+  for (DeviceId g : gpus) most = std::max(most, ++per_server[topo.device(g).node]);
+  return requested == 0 ? most : std::min(requested, most);
 }
 
 std::vector<DeviceId> select_gpus(const topology::Topology& topo, std::optional<std::size_t> per_node,

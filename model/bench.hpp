@@ -20,6 +20,12 @@ struct BenchOptions {
   std::vector<topology::DeviceId> gpus;  // ranks in order; empty: every GPU of the topology
   nccl_tests::Sweep sweep;
   CollectiveOptions collective;
+  /// GPUs one host thread drives, as nccl-tests' own -g: that thread enqueues and launches the
+  /// collective on each of them in turn every iteration, so an iteration takes at least
+  /// gpus_per_thread x CostModel::nccl_launch_per_gpu. 0: all of a server's ranks (nccl-tests run as one
+  /// process per server, `./all_reduce_perf -g 8`); 1: one process or thread per GPU (`mpirun -np 8
+  /// ./all_reduce_perf -g 1`, or -t 8).
+  std::size_t gpus_per_thread = 0;
 };
 
 struct BenchRow {
@@ -28,6 +34,7 @@ struct BenchRow {
   PlanModel model = PlanModel::Step;
   Protocol protocol = Protocol::Simple;
   std::size_t transfers = 0;
+  bool host_bound = false;  // the row's time is the host's launches (BenchResult::launch), not the GPUs'
 };
 
 struct BenchResult {
@@ -37,7 +44,14 @@ struct BenchResult {
   double avg_busbw = 0;               // GB/s, as nccl-tests' footer
   CollectivePlan largest;             // plan of the largest size, transfers dropped (for "why")
   std::vector<LinkUsage> bottleneck;  // busiest links while the largest size ran
+  std::size_t gpus_per_thread = 0;    // GPUs one thread launches (resolved: at least 1)
+  Seconds launch;                     // the host's time per iteration, gpus_per_thread x launch per GPU
 };
+
+/// GPUs one thread launches for `options` on `gpus` (BenchOptions::gpus_per_thread resolved: 0 is the
+/// most ranks of one server; never more than that).
+std::size_t gpus_per_thread(const topology::Topology& topo, const std::vector<topology::DeviceId>& gpus,
+                            std::size_t requested);
 
 /// Simulated duration of one plan: the makespan of its transfers, or its latency term when it moves
 /// nothing (one GPU), or 0 for 0 bytes. `run` receives the executor's result when given.

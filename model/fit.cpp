@@ -171,7 +171,7 @@ const std::vector<std::string>& fit_keys() {
       "pcie_efficiency",         "chipset_efficiency",  "pcie_duplex_efficiency", "nvlink_efficiency",
       "inter_socket_efficiency", "network_efficiency",  "staging_sync_latency",   "p2p_write_latency",
       "host_copy_latency",       "nccl_base_latency",   "nccl_ll_base_latency",   "nccl_ll128_base_latency",
-      "nccl_nvls_latency"};
+      "nccl_nvls_latency",       "nccl_launch_per_gpu"};
   return keys;
 }
 

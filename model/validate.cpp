@@ -97,6 +97,7 @@ class Validator {
     const Series& x = m_.series[s];
     BenchOptions b;
     b.op = *parse_collective(x.op);  // checked by the reader
+    b.gpus_per_thread = static_cast<std::size_t>(x.gpus_per_thread);
     std::vector<std::size_t> indices(x.gpus.begin(), x.gpus.end());
     try {
       b.gpus = select_gpus(p.topology(), std::nullopt, indices);
@@ -127,6 +128,7 @@ class Validator {
   }
 
   static std::string latency_key(const BenchRow& row) {
+    if (row.host_bound) return "nccl_launch_per_gpu";
     if (row.algorithm == Algorithm::Nvls) return "nccl_nvls_latency";
     switch (row.protocol) {
       case Protocol::LL:

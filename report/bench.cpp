@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -82,6 +83,21 @@ std::string channel_words(const CollectivePlan& p) {
   return std::to_string(p.channels) + " channel(s)";
 }
 
+/// When one thread's launches set the pace of some sizes (BenchOptions::gpus_per_thread).
+std::string host_line(const Platform& platform, const BenchResult& res) {
+  std::uint64_t last = 0;
+  for (const BenchRow& r : res.rows)
+    if (r.host_bound) last = r.row.size;
+  if (last == 0) return "";
+  const std::size_t g = res.gpus_per_thread;
+  return "# Host: one thread launches the collective on each of its " + std::to_string(g) +
+         " GPU(s) in turn every iteration (nccl-tests -g " + std::to_string(g) + "), " + std::to_string(g) +
+         " x " + fixed(platform.cost_model().nccl_launch_per_gpu.us(), 1) +
+         " us = " + fixed(res.launch.us(), 1) + " us per iteration: sizes up to " + std::to_string(last) +
+         " B take this, not the GPUs' time" + (g > 1 ? " (--gpus-per-thread 1: one process per GPU)" : "") +
+         "\n";
+}
+
 std::string why(const Platform& platform, const BenchResult& res) {
   const auto& topo = platform.topology();
   const CollectivePlan& p = res.largest;
@@ -94,6 +110,7 @@ std::string why(const Platform& platform, const BenchResult& res) {
       (p.algorithm == Algorithm::Pairwise && p.nccl.p2p > 0))
     out += "# Channels (NCCL's search, duplication and NCCL_MIN/MAX_NCHANNELS): " + p.nccl.reason + "\n";
   out += protocol_lines(res);
+  out += host_line(platform, res);
   if (p.algorithm == Algorithm::Nvls) {
     out +=
         "# NVLS: the NVSwitch reduces each GPU's shard (multimem.ld_reduce) and multicasts the result\n"
@@ -141,8 +158,8 @@ std::string bench_text(const Platform& platform, const BenchOptions& o, const Be
   const std::size_t per_node = ranks_per_node.empty() ? 0 : ranks_per_node.begin()->second;
   std::vector<nccl_tests::Row> rows;
   for (const auto& r : res.rows) rows.push_back(r.row);
-  return nccl_tests::preamble(o.op, o.sweep, per_node, rank_lines) + nccl_tests::table(o.op, rows) +
-         why(platform, res);
+  return nccl_tests::preamble(o.op, o.sweep, per_node, res.gpus_per_thread, rank_lines) +
+         nccl_tests::table(o.op, rows) + why(platform, res);
 }
 
 nlohmann::json bench_json(const Platform& platform, const BenchOptions& o, const BenchResult& res) {
@@ -161,8 +178,11 @@ nlohmann::json bench_json(const Platform& platform, const BenchOptions& o, const
                          {"busbw", r.row.busbw},
                          {"algorithm", std::string(to_string(r.algorithm))},
                          {"model", std::string(to_string(r.model))},
-                         {"protocol", std::string(to_string(r.protocol))}});
+                         {"protocol", std::string(to_string(r.protocol))},
+                         {"host_bound", r.host_bound}});
   j["avg_busbw"] = res.avg_busbw;
+  j["gpus_per_thread"] = res.gpus_per_thread;
+  j["launch_us"] = std::round(res.launch.us() * 1e6) / 1e6;
   j["bottleneck"] = nlohmann::json::array();
   for (const auto& u : res.bottleneck)
     j["bottleneck"].push_back({{"link", u.link}, {"utilization", u.utilization}});

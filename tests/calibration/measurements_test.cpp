@@ -15,7 +15,7 @@ json sample() {
     "schema": "rigsim-measurements/1",
     "rig": {"name": "two cards", "layout": "layouts/x.json", "gpus": [{"index": 0, "name": "A"}, {"index": 1}]},
     "series": [
-      {"tool": "nccl-tests", "test": "collective", "op": "all_reduce", "gpus": [1, 0],
+      {"tool": "nccl-tests", "test": "collective", "op": "all_reduce", "gpus": [1, 0], "gpus_per_thread": 2,
        "env": {"NCCL_P2P_DISABLE": "1"},
        "points": [{"bytes": 8, "time_us": 12.5}, {"bytes": 1073741824, "time_us": 250000, "busbw_gbs": 4.29}]},
       {"tool": "p2pBandwidthLatencyTest", "test": "peer_copy", "peer_access": false, "bidirectional": true,
@@ -45,6 +45,7 @@ TEST(Measurements, RoundTripKeepsEveryField) {
   EXPECT_EQ(m.series[5].points[0].k, 4096u);
   EXPECT_EQ(m.series[0].gpus, (std::vector<int>{1, 0}));
   EXPECT_EQ(m.series[0].env.front().first, "NCCL_P2P_DISABLE");
+  EXPECT_EQ(m.series[0].gpus_per_thread, 2);
   EXPECT_DOUBLE_EQ(m.series[0].points[1].busbw_gbs, 4.29);
   EXPECT_TRUE(m.series[1].bidirectional);
   EXPECT_FALSE(m.series[1].peer_access);
@@ -79,6 +80,9 @@ TEST(Measurements, MistakesAreLocated) {
   d = sample();
   d["series"][0]["op"] = "allreduce";
   EXPECT_NE(error_of(d).find("/series/0/op"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][0]["gpus_per_thread"] = 0;
+  EXPECT_NE(error_of(d).find("/series/0/gpus_per_thread"), std::string::npos) << error_of(d);
   d = sample();
   d["series"][0]["gpus"] = {0, 0};
   EXPECT_NE(error_of(d).find("listed twice"), std::string::npos) << error_of(d);

@@ -144,6 +144,8 @@ TEST(ParseMalformed, NamedByLine) {
   const std::string ok = std::string(kHeader) +
                          "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00      0\n";
   EXPECT_EQ(error_of(ok), "no error");
+  EXPECT_EQ(parse_nccl_tests(ok, "x_all_reduce.txt").measurements.series.at(0).gpus_per_thread, 2)
+      << "nGpus 2 in the parameter line: one thread launched both GPUs";
   EXPECT_NE(error_of(std::string(kHeader) + "           8             2     float     sum      -1    12.25    0.00\n")
                 .find("line 4"),
             std::string::npos);

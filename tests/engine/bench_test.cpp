@@ -203,6 +203,43 @@ TEST(BenchModels, StepAndSteadyAgreeAcrossServers) {
   expect_models_agree(p, CollectiveOp::AllReduce, o, 0.08);
 }
 
+TEST(BenchHost, OneThreadLaunchingEveryGpuSetsThePaceOfSmallSizes) {
+  // nccl-tests run as one process (-g 8) launches the collective on its 8 GPUs in turn every iteration:
+  // an iteration takes max(the collective, 8 x nccl_launch_per_gpu). One process per GPU (-g 1) leaves
+  // the simulated time unless it is below one launch.
+  const calibration::CostModel cost = testing::round_cost_model();
+  const Platform p(layout_from_text(testing::kEightOnNvswitch), cost);
+  BenchOptions o;
+  o.sweep = {8, 1ull << 30, 1024, 0};  // 8 B, 8 KiB, 8 MiB
+  o.gpus_per_thread = 1;
+  const BenchResult apart = run_bench(p, engine::run, o);
+  o.gpus_per_thread = 0;  // all 8 in one thread
+  const BenchResult one = run_bench(p, engine::run, o);
+  ASSERT_EQ(one.rows.size(), apart.rows.size());
+  EXPECT_EQ(one.gpus_per_thread, 8u);
+  const double launch = 8 * cost.nccl_launch_per_gpu.us();
+  for (std::size_t k = 0; k < one.rows.size(); ++k) {
+    const double gpu = apart.rows[k].row.time_us;
+    EXPECT_NEAR(one.rows[k].row.time_us, std::max(gpu, launch), 1e-6)
+        << "expected max(collective " << gpu << " us, 8 x launch " << launch << " us) at " << one.rows[k].row.size
+        << " B";
+    EXPECT_EQ(one.rows[k].host_bound, launch > gpu);
+    EXPECT_FALSE(apart.rows[k].host_bound && gpu > cost.nccl_launch_per_gpu.us());
+  }
+  EXPECT_TRUE(one.rows.front().host_bound) << "8 B on NVSwitch is below 8 launches";
+  EXPECT_FALSE(one.rows.back().host_bound) << "8 MiB is the GPUs' time";
+  // More GPUs per thread is never faster.
+  double previous = 0;
+  for (std::size_t g : {1, 2, 4, 8}) {
+    o.gpus_per_thread = g;
+    const double t = run_bench(p, engine::run, o).rows.front().row.time_us;
+    EXPECT_GE(t, previous - 1e-9) << g << " GPUs per thread";
+    previous = t;
+  }
+  o.gpus_per_thread = 64;  // more than the server has: all of them
+  EXPECT_EQ(run_bench(p, engine::run, o).gpus_per_thread, 8u);
+}
+
 TEST(BenchSweep, SizesSimulatedSideBySideGiveTheSameReport) {
   // rigsim bench deals the sizes to a few simulations (each size a phase of one of them, on an idle
   // network) and runs up to one per core at once: the report must not depend on how many run at once,
