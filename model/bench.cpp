@@ -46,6 +46,16 @@ Seconds simulate_plan(const Platform& platform, const Executor& execute, const C
 
 namespace {
 
+/// GPUs one thread launches (BenchOptions::gpus_per_thread resolved): 0 is the most ranks of one server;
+/// never more than that.
+std::size_t gpus_per_thread(const topology::Topology& topo, const std::vector<DeviceId>& gpus,
+                            std::size_t requested) {
+  std::map<int, std::size_t> per_server;
+  std::size_t most = 1;
+  for (DeviceId g : gpus) most = std::max(most, ++per_server[topo.device(g).node]);
+  return requested == 0 ? most : std::min(requested, most);
+}
+
 /// The report of a sweep from each size's plan (transfers dropped but the largest's), run and time.
 BenchResult bench_result(const Platform& platform, const BenchOptions& o, std::vector<topology::DeviceId> gpus,
                          const std::vector<nccl_tests::Sizes>& sizes, std::vector<CollectivePlan>& plans,
@@ -141,14 +151,6 @@ BenchResult run_bench(const Platform& platform, const PhasesExecutor& start, con
   }
   while (!flight.empty()) collect();
   return bench_result(platform, o, gpus, sizes, plans, runs, times, transfers);
-}
-
-std::size_t gpus_per_thread(const topology::Topology& topo, const std::vector<DeviceId>& gpus,
-                            std::size_t requested) {
-  std::map<int, std::size_t> per_server;
-  std::size_t most = 1;
-  for (DeviceId g : gpus) most = std::max(most, ++per_server[topo.device(g).node]);
-  return requested == 0 ? most : std::min(requested, most);
 }
 
 std::vector<DeviceId> select_gpus(const topology::Topology& topo, std::optional<std::size_t> per_node,

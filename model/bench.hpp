@@ -48,11 +48,6 @@ struct BenchResult {
   Seconds launch;                     // the host's time per iteration, gpus_per_thread x launch per GPU
 };
 
-/// GPUs one thread launches for `options` on `gpus` (BenchOptions::gpus_per_thread resolved: 0 is the
-/// most ranks of one server; never more than that).
-std::size_t gpus_per_thread(const topology::Topology& topo, const std::vector<topology::DeviceId>& gpus,
-                            std::size_t requested);
-
 /// Simulated duration of one plan: the makespan of its transfers, or its latency term when it moves
 /// nothing (one GPU), or 0 for 0 bytes. `run` receives the executor's result when given.
 Seconds simulate_plan(const Platform& platform, const Executor& execute, const CollectivePlan& plan,

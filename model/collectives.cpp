@@ -267,7 +267,7 @@ void ring_steady(CollectivePlan& p) {
   p.chunk = {static_cast<double>(steps) * slice / p.channels};
   for (std::size_t c = 0; c < p.rings.size(); ++c)
     for (const Connection& h : p.rings[c].hops)
-      detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(p), {}, tag(p, "ring", c, 0));
+      detail::add_transfer(p.transfers, h, wire(p), p.latency, {}, tag(p, "ring", c, 0));
 }
 
 void plan_ring(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
@@ -322,7 +322,7 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
     p.chunk = {per_channel};
     for (std::size_t c = 0; c < p.rings.size(); ++c)
       for (const Connection& h : p.rings[c].hops)
-        detail::add_transfer(p.transfers, h, wire(p), detail::steady_delay(p), {}, tag(p, "chain", c, 0));
+        detail::add_transfer(p.transfers, h, wire(p), p.latency, {}, tag(p, "chain", c, 0));
     return;
   }
   p.chunk = {per_channel / static_cast<double>(chunks)};

@@ -56,9 +56,6 @@ StepLatencies step_latencies(const calibration::CostModel& cost, bool intra_nvli
 /// The same under protocol `p` (Simple: step_latencies).
 StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p, bool intra_nvlink);
 
-/// The delay of a steady-state flow: the plan's whole latency term (its flows are connected).
-Seconds steady_delay(const CollectivePlan& plan);
-
 /// Whether every intra-server hop in `hops` is a direct NVLink (NVL) route.
 bool intra_is_nvlink(const topology::Topology& topo, const std::vector<Connection>& hops);
 

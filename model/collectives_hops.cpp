@@ -43,10 +43,6 @@ Seconds step_latency(const calibration::CostModel& cost, const Connection& hop, 
   return intra_nvlink ? cost.nccl_step_latency_nvlink : cost.nccl_step_latency_pcie;
 }
 
-Seconds steady_delay(const CollectivePlan& plan) {
-  return plan.latency;
-}
-
 Seconds protocol_base(const calibration::CostModel& cost, Protocol p) {
   switch (p) {
     case Protocol::LL:

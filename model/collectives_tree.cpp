@@ -167,7 +167,7 @@ void plan_tree(const Platform& platform, ConnectionCache& cache,
         if (up < 0) continue;
         const DeviceId a = p.ranks[i], b = p.ranks[static_cast<std::size_t>(up)];
         for (const Connection* h : {&cache.get(a, b), &cache.get(b, a)})
-          add_transfer(p.transfers, *h, p.chunk, steady_delay(p), {},
+          add_transfer(p.transfers, *h, p.chunk, p.latency, {},
                        tag(h->src == a ? "up" : "down", t, 0));
       }
     return;
