@@ -375,11 +375,15 @@ void Runner::transfer(Worker* w) {
 
 void Runner::finish(std::size_t i, double now) {
   timings_[i].finish = {now};
-  if (++done_ == timings_.size()) all_done_->release();
+  const bool last = ++done_ == timings_.size();
   for (std::size_t d : dependents_[i]) {
     deps_done_[d] = std::max(deps_done_[d], now);
     if (--missing_[d] == 0) ready(d, deps_done_[d]);
   }
+  // Only now, and only by the task that finished the phase: releasing the main actor is a simcall, so it
+  // may begin the next phase (new dependents_, missing_) before this actor runs again, and a loop over
+  // dependents_[i] after it released phase p+1's tasks (a flow of the next size started at once).
+  if (last) all_done_->release();
 }
 
 }  // namespace
