@@ -492,9 +492,13 @@ Connection Platform::connect(DeviceId src, DeviceId dst, const topology::P2pPoli
     const topology::P2pDecision d = topology::decide_p2p(topo_, src, dst, policy, rank_count);
     c.reason = d.reason;
     c.transport = d.allowed ? Transport::P2p : Transport::Shm;
-    // SHM: NCCL rewrites the path GPU -> local CPU -> GPU and classes it PHB, or SYS across sockets.
-    const bool same_socket = topo_.socket_of(src) == topo_.socket_of(dst);
-    c.path = d.allowed ? d.path : same_socket ? topology::PathClass::PHB : topology::PathClass::SYS;
+    // SHM: NCCL rewrites the path src -> the CPU next to dst -> dst and classes it the worse of the two
+    // parts (paths.cc, getLocalCpu + addInterStep): PHB when both GPUs hang off one CPU node, else SYS.
+    // NCCL's CPU nodes are NUMA nodes, so two quadrants of an NPS4 socket are SYS apart.
+    const auto& a = topo_.device(src);
+    const auto& b = topo_.device(dst);
+    const bool same_cpu_node = a.socket == b.socket && a.numa == b.numa;
+    c.path = d.allowed ? d.path : same_cpu_node ? topology::PathClass::PHB : topology::PathClass::SYS;
     if (!d.allowed && policy.shm_disable) {
       // NCCL_SHM_DISABLE: no SHM transport, so NCCL's next one, the network, loops back through a NIC.
       require_loopback_nic(src, dst);

@@ -166,6 +166,27 @@ TEST(Platform, AutoTransportFollowsNccl) {
   }
 }
 
+TEST(Platform, ShmConnectionsAreClassedThroughTheReceiversCpuNode) {
+  // NCCL diverts a pair without P2P through the CPU next to the receiver (paths.cc, getLocalCpu +
+  // addInterStep) and classes the path the worse of its two parts. Its CPU nodes are NUMA nodes: one
+  // quadrant of an NPS4 socket is PHB, two quadrants are SYS apart, as two sockets are.
+  const Platform p = platform_of(R"({"name": "t",
+    "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": 4}, {"id": "cpu1", "model": "epyc-7002", "nps": 4}],
+    "host_bridges": [{"id": "a", "cpu": "cpu0", "lanes": 32, "quadrant": 0}, {"id": "b", "cpu": "cpu0", "lanes": 16, "quadrant": 1},
+                     {"id": "c", "cpu": "cpu1", "lanes": 16, "quadrant": 0}],
+    "gpus": [{"id": "g0", "model": "rtx-4090", "parent": "a"}, {"id": "g1", "model": "rtx-4090", "parent": "a"},
+             {"id": "g2", "model": "rtx-4090", "parent": "b"}, {"id": "g3", "model": "rtx-4090", "parent": "c"}]})");
+  const auto& t = p.topology();
+  const auto shm_class = [&](const char* a, const char* b) {
+    const Connection c = p.connect(t.find(a), t.find(b), {}, 4);
+    EXPECT_EQ(c.transport, Transport::Shm) << a << " -> " << b << ": GeForce, stock driver";
+    return c.path;
+  };
+  EXPECT_EQ(shm_class("g0", "g1"), topology::PathClass::PHB) << "one quadrant";
+  EXPECT_EQ(shm_class("g0", "g2"), topology::PathClass::SYS) << "two quadrants of one socket";
+  EXPECT_EQ(shm_class("g0", "g3"), topology::PathClass::SYS) << "two sockets";
+}
+
 TEST(Platform, DeviceToItselfMovesNothing) {
   const Platform p = platform_of(kOneGen3);
   const Route r = p.route(p.topology().find("g0"), p.topology().find("g0"), Transport::P2p);
