@@ -186,7 +186,7 @@ void set_staging_defaults(CostModel& m) {
   // copies (host_copy_latency, 6 us): the P2P=Disabled latency matrices read 10.3-15.2 us (data/p2p:
   // RTX 6000 Ada 10.3-14.2, RTX 5090 12.8, RTX 2080 Ti 13.6-14.8; 3090 rigs 14.3, 15.2) [D] 12 - 6 = 6 us.
   m.staging_sync_latency = microseconds(6.0);
-  // The chunk of the pipelined path (SM >= 8.9: Ada, Hopper, Blackwell) is the one unknown: a lone large
+  // The chunk of the pipelined path (every GPU but GeForce Turing / Ampere) is the one unknown: a lone large
   // copy reaches leg / (1 + (t_sync + h) x leg / chunk), h the two legs' link latencies (each hand-off
   // crosses them), so each published P2P=Disabled run, with the legs and hops rigsim computes for its
   // layout, gives chunk = (t_sync + h) x leg / (leg / measured - 1). Runs outside the dev cases only:
@@ -195,13 +195,19 @@ void set_staging_defaults(CostModel& m) {
   // (NVIDIA/nccl#814) -> 0.99 MB; RTX 5090 Gen5, Genoa root ports, 38.6 of 51.7 (nccl-tests#287) ->
   // 0.94 MB; 8x H100 SXM Gen5 behind PCIe switches (h = 2 x (2 x 0.1 + 0.115) us, the HGX layout), 37.0
   // of 51.7 (NVIDIA/nccl#1264) -> 0.86 MB: [D] geometric mean 0.94 MB.
-  // Turing / Ampere and older (SM < 8.9): the same chunked staging through one buffer, but the legs
-  // take turns (DECISIONS "the legacy path stages in chunks without overlap"): each chunk's D2H, a
+  // GeForce Turing / Ampere (SM 7.5, 8.6; DECISIONS "The staging rule by product line"): the same
+  // chunked staging through one buffer, but the legs take turns: each chunk's D2H, a
   // hand-off, its H2D, a hand-off before the buffer is reused, so a lone large copy reaches
   // leg / (2 + 2 (t_sync + h) x leg / chunk), about 0.43 of a Gen4 leg. No figure of its own: the
-  // driver's chunk and hand-off above, which came from SM >= 8.9 runs only (the published Turing /
-  // Ampere P2P=Disabled runs known to the project are dev cases and stay independent checks; the lead
-  // reverted a chunk fitted to them). 0 = the whole copy as one chunk (store-and-forward).
+  // driver's chunk and hand-off above, which came from pipelined runs only (the published GeForce
+  // Turing / Ampere P2P=Disabled runs known to the project are dev cases and stay independent checks;
+  // the lead reverted a chunk fitted to them). 0 = the whole copy as one chunk (store-and-forward).
+  // Pipelined before Ada too: GTX 1080 Ti, 9.5-9.7 GB/s of a ~12.3 Gen3 leg (NVIDIA/nccl#257); A100
+  // SXM4 16.9-20.4 and 17.6-21.0 of ~25.8 Gen4 (LLMServe/DistServe#3; a t9k GPU Operator guide), A100
+  // PCIe (xyxxxxx/panoramic, sushruta.github.io), TITAN RTX 11.4 of Gen3 on a 2019 driver
+  // (wohlbier/gpu-micro), V100 PCIe (B5paper). Taking turns: RTX 3090 on every host found (Puget
+  // Threadripper Pro and a four-GPU Gen3 box, 5.9 GB/s; NVIDIA forum 295894: its staged peer copies
+  // serialise other streams' copies), RTX 3070 Ti, RTX 2080 Ti, on 2023-2024 drivers.
   m.staging_chunk_legacy = Bytes{0.94e6};
   m.staging_chunk = Bytes{0.94e6};
 }
@@ -427,12 +433,15 @@ double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind 
   throw std::invalid_argument("a single-socket part has no socket-to-socket link");
 }
 
-Bytes staging_chunk_of(const CostModel& m, int sm) {
-  return staging_overlaps(sm) ? m.staging_chunk : m.staging_chunk_legacy;
+Bytes staging_chunk_of(const CostModel& m, const topology::GpuSpec& a, const topology::GpuSpec& b) {
+  return staging_overlaps(a, b) ? m.staging_chunk : m.staging_chunk_legacy;
 }
 
-bool staging_overlaps(int sm) {
-  return sm >= 89;
+bool staging_overlaps(const topology::GpuSpec& a, const topology::GpuSpec& b) {
+  // GeForce Turing and Ampere take turns on current drivers; every other product line found overlaps,
+  // Pascal, Volta and datacenter Ampere included (set_staging_defaults has the runs).
+  const auto turns = [](const topology::GpuSpec& g) { return g.geforce && g.sm >= 75 && g.sm < 89; };
+  return !turns(a) && !turns(b);
 }
 
 CostModel default_cost_model() {

@@ -104,12 +104,13 @@ Seconds p2p_write_latency_of(const CostModel& m, int sm);
 /// Payload / wire of a socket-to-socket link of kind `k`: inter_socket_efficiency when a profile sets
 /// it, else qpi_ / upi_ / xgmi_efficiency. Throws std::invalid_argument for InterSocketKind::None.
 double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind k);
-/// The driver's staging chunk for a copy between GPUs of compute capability `sm` (the older GPU's,
-/// e.g. 86 for SM 8.6): staging_chunk_legacy below SM 8.9, else staging_chunk.
-Bytes staging_chunk_of(const CostModel& m, int sm);
-/// Whether the driver overlaps the D2H of one staging chunk with the H2D of the one before for GPUs of
-/// compute capability `sm` (SM 8.9 and up: Ada, Hopper, Blackwell); older parts take turns.
-bool staging_overlaps(int sm);
+/// Whether the driver overlaps the D2H of one staging chunk with the H2D of the one before for a copy
+/// between GPUs `a` and `b`: yes unless either is a GeForce Turing or Ampere card (SM 7.5, 8.6), whose
+/// legs take turns through one buffer (DECISIONS "The staging rule by product line").
+bool staging_overlaps(const topology::GpuSpec& a, const topology::GpuSpec& b);
+/// The driver's staging chunk for a copy between GPUs `a` and `b`: staging_chunk where the legs
+/// overlap, else staging_chunk_legacy.
+Bytes staging_chunk_of(const CostModel& m, const topology::GpuSpec& a, const topology::GpuSpec& b);
 
 /// Built-in defaults, each with its source in cost_model.cpp.
 CostModel default_cost_model();

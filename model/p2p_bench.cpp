@@ -62,11 +62,13 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
 /// The driver's staging of one copy without peer access, as rigsim runs it (DESIGN rule 4, fidelity
 /// rule 2). The driver moves the copy in n = max(1, ceil(S / c)) chunks through pinned host buffers, and
 /// the host waits at every hand-off between legs (staging_sync_latency); each hand-off after the first
-/// also crosses the legs' links (h, the two legs' link latencies). Chunk c by the older GPU's
-/// architecture (CostModel::staging_chunk_of); B is the slower leg alone.
-/// - Overlapped (SM >= 8.9): the D2H of one chunk runs beside the H2D of the one before. The first
+/// also crosses the legs' links (h, the two legs' link latencies). Chunk c by the driver's path
+/// (CostModel::staging_chunk_of); B is the slower leg alone.
+/// - Overlapped (calibration::staging_overlaps): the D2H of one chunk runs beside the H2D of the one before.
+/// The first
 ///   chunk fills the pipeline (min(c, S) / B), then n hand-offs: fill + n t_sync + (n - 1) h.
-/// - Taking turns (older GPUs): each chunk's D2H, a hand-off, its H2D, a hand-off before the buffer
+/// - Taking turns (GeForce Turing and Ampere): each chunk's D2H, a hand-off, its H2D, a hand-off before the
+/// buffer
 ///   is reused, so the legs' bytes add (S / B before the flows) and there are 2n - 1 hand-offs:
 ///   S / B + (2n - 1) t_sync + (2n - 2) h.
 /// The two leg flows then run at once after `overhead`, which carries what the flows' overlap hides.
@@ -80,9 +82,10 @@ struct Staging {
 Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, Bytes bytes) {
   const auto& c = p.cost_model();
   const auto& topo = p.topology();
-  const int sm = std::min(topo.device(src).gpu->sm, topo.device(dst).gpu->sm);
+  const topology::GpuSpec& a = *topo.device(src).gpu;
+  const topology::GpuSpec& b = *topo.device(dst).gpu;
   Staging st;
-  const double set = calibration::staging_chunk_of(c, sm).value;
+  const double set = calibration::staging_chunk_of(c, a, b).value;
   st.chunk = set > 0 ? set : std::max(bytes.value, 1.0);  // 0: the whole copy is one chunk
   st.d2h = p.route(src, host, Transport::HostCopy);
   st.h2d = p.route(host, dst, Transport::HostCopy, src);
@@ -93,7 +96,7 @@ Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, By
   // latency, which the two flows already carry.
   const double hops = st.d2h.latency.value - st.d2h.setup.value + st.h2d.latency.value - st.h2d.setup.value;
   st.chunks = std::max(1.0, std::ceil(bytes.value / st.chunk));
-  st.overlapped = calibration::staging_overlaps(sm);
+  st.overlapped = calibration::staging_overlaps(a, b);
   st.handoffs = st.overlapped ? st.chunks : 2 * st.chunks - 1;
   const double staged = st.overlapped ? std::min(st.chunk, bytes.value) : bytes.value;
   const double fill = leg > 0 ? staged / leg : 0.0;
@@ -103,8 +106,8 @@ Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, By
 
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
 /// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
-/// pinned host buffers of the sender's NUMA node in chunks (overlapped from SM 8.9, taking turns before:
-/// Staging): both legs run at once as two host copies of all the bytes (so they share every link and
+/// pinned host buffers of the sender's NUMA node in chunks (overlapped, or taking turns on GeForce Turing and
+/// Ampere: Staging): both legs run at once as two host copies of all the bytes (so they share every link and
 /// the socket's memory with whatever else runs, e.g. the other direction of a bidirectional test), after
 /// a wait for the staging's serial part and hand-offs (Staging::overhead).
 void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst, DeviceId host,

@@ -2,10 +2,10 @@
 //
 // What each figure means, as in the CUDA samples:
 // - P2P=Disabled: cudaMemcpyPeer stages the copy through pinned memory of the sender's socket in
-//   chunks c (CostModel::staging_chunk_of: by GPU architecture). From SM 8.9 the D2H of one chunk
-//   overlaps the H2D of the one before: a lone copy of S bytes takes about (n + 1) c / B + n t_sync
-//   with n = S / c. Older GPUs take turns through one buffer: 2 S / B + (2n - 1) t_sync. Both
-//   directions at once share the links' duplex budget and the sockets' memory.
+//   chunks c (CostModel::staging_chunk_of). The D2H of one chunk overlaps the H2D of the one before:
+//   a lone copy of S bytes takes about (n + 1) c / B + n t_sync with n = S / c. GeForce Turing and
+//   Ampere cards take turns through one buffer: 2 S / B + (2n - 1) t_sync. Both directions at once
+//   share the links' duplex budget and the sockets' memory.
 // - P2P=Enabled: what the driver would actually do: a direct copy (NVLink when present) when
 //   cudaDeviceCanAccessPeer would say yes (topology::hardware_p2p), else still staged.
 // - Unidirectional: one copy alone, bytes / time. Bidirectional: both directions at once, the sum.
@@ -47,7 +47,7 @@ struct P2pWhy {
   double d2h_gbps = 0, h2d_gbps = 0;  // each leg alone
   std::string d2h_limit, h2d_limit;
   std::vector<std::string> shared;  // shared (non-duplex) links both legs cross, e.g. the memory
-  bool overlapped = false;          // SM >= 8.9: a chunk's D2H beside the previous chunk's H2D; else turns
+  bool overlapped = false;          // a chunk's D2H beside the previous chunk's H2D; else turns
   double chunk_bytes = 0, chunks = 0, handoffs = 0, sync_us = 0;
 };
 

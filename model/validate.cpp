@@ -310,8 +310,10 @@ class Validator {
     attribute(p, {p.route(a, socket, Transport::HostCopy), p.route(socket, b, Transport::HostCopy, a)}, c);
     // A chunked staging path (chunk > 0, overlapped or taking turns) loses its hand-offs on top of the
     // legs' rate: that is what a staged measurement adds to what host copies already teach.
-    const int sm = std::min(p.topology().device(a).gpu->sm, p.topology().device(b).gpu->sm);
-    if (calibration::staging_chunk_of(p.cost_model(), sm).value > 0) c.key = "staging_sync_latency";
+    if (calibration::staging_chunk_of(p.cost_model(), *p.topology().device(a).gpu,
+                                      *p.topology().device(b).gpu)
+            .value > 0)
+      c.key = "staging_sync_latency";
   }
 
   void host(const Platform& p, const P2pBenchResult& r, std::size_t s, std::size_t i, PointCheck& c) const {

@@ -102,8 +102,8 @@ void why(std::ostringstream& out, const P2pBenchResult& r) {
       for (std::size_t k = 0; k < w.shared.size(); ++k) out << (k ? ", " : " ") << w.shared[k];
     }
     out << "; "
-        << (w.overlapped ? "each chunk's D2H beside the previous chunk's H2D (SM 8.9 and newer)"
-                         : "the legs take turns through one buffer (older than SM 8.9)")
+        << (w.overlapped ? "each chunk's D2H beside the previous chunk's H2D"
+                         : "the legs take turns through one buffer (GeForce Turing / Ampere)")
         << ", " << cell("%.0f", w.chunks) << (w.chunks == 1 ? " chunk of " : " chunks of ")
         << megabytes(w.chunk_bytes) << ", " << cell("%.0f", w.handoffs) << " hand-offs of "
         << cell("%.3g", w.sync_us) << " us: " << cell("%.2f", w.gbps) << " GB/s\n";

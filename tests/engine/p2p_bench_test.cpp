@@ -48,23 +48,23 @@ TEST(P2pBench, ClosedFormsOnTwoTeslaUnderOneSwitch) {
   EXPECT_TRUE(r.can_access[0][1]);
   // Both directions at once: each direction of each link is its own resource.
   expect_closed_form("2 x uni", 2 * r.uni_p2p_on[0][1], r.bi_p2p_on[0][1], "GB/s");
-  // Staged (cudaMemcpyPeer without peer access): a P40 takes the legacy path, its legs taking turns
-  // through one buffer in n = ceil(S/c) chunks, so the legs' bytes add (S/B, B a leg alone: the GPU
-  // link) and the host waits at 2n - 1 hand-offs (t_sync each, and each after the first crosses the
-  // legs' links h); then both leg flows run at once: the uplink carries the D2H up and the H2D down,
-  // two host-DMA flows on its duplex budget 2 x duplex x wire, so each gets duplex x wire
+  // Staged (cudaMemcpyPeer without peer access): the driver pipelines a P40's copy in n = ceil(S/c)
+  // chunks, the D2H of one beside the H2D of the one before, so the host waits for the first chunk
+  // (c/B, B a leg alone: the GPU link) and n hand-offs (t_sync each, and each after the first crosses
+  // the legs' links h); then both leg flows run at once: the uplink carries the D2H up and the H2D
+  // down, two host-DMA flows on its duplex budget 2 x duplex x wire, so each gets duplex x wire
   // (tests/fidelity/staging_test.cpp states the rule).
   const auto& t = p.topology();
   const Route d2h = p.route(t.find("g0"), t.find("cpu0"), Transport::HostCopy);
   const Route h2d = p.route(t.find("cpu0"), t.find("g1"), Transport::HostCopy);
   const double legs_lat = std::max(d2h.latency.value, h2d.latency.value);
   const double h = d2h.latency.value - d2h.setup.value + h2d.latency.value - h2d.setup.value;
-  const double chunk = c.staging_chunk_legacy.value, sync = c.staging_sync_latency.value;
+  const double chunk = c.staging_chunk.value, sync = c.staging_sync_latency.value;
   ASSERT_GT(chunk, 0.0);
-  const double handoffs = 2 * std::ceil(s / chunk) - 1;
-  const double wait = legs_lat + s / (link * 1e9) + handoffs * sync + (handoffs - 1) * h;
+  const double handoffs = std::ceil(s / chunk);
+  const double wait = legs_lat + chunk / (link * 1e9) + handoffs * sync + (handoffs - 1) * h;
   const double flow = c.pcie_duplex_efficiency * 16 * 0.985;  // GB/s, one of two flows on the uplink
-  expect_closed_form("staged copy: S/(latency + S/B + (2n-1) t_sync + (2n-2) h + S/(duplex x wire))",
+  expect_closed_form("staged copy: S/(latency + c/B + n t_sync + (n-1) h + S/(duplex x wire))",
                      s / (wait + s / (flow * 1e9)) / 1e9, r.uni_p2p_off[0][1], "GB/s");
   // Both staged copies at once: four host-DMA flows on the uplink's duplex budget.
   expect_closed_form("bidir staged: 2S/(wait + S/(duplex x wire / 2))",
@@ -205,24 +205,24 @@ TEST(P2pBench, WhyNamesWhatSetsEachKindOfPair) {
   EXPECT_EQ(off.pairs, 12u);
   EXPECT_TRUE(off.access.empty());  // the P2P=Disabled matrix never asks for peer access
   EXPECT_DOUBLE_EQ(off.gbps, r.uni_p2p_off[0][1]);
-  // A Tesla P40 (SM 6.1) takes turns: 2n - 1 hand-offs of n = ceil(S / c) chunks.
-  EXPECT_FALSE(off.overlapped);
-  const double n = std::ceil(r.size.value / p.cost_model().staging_chunk_legacy.value);
+  // The driver pipelines a Tesla P40's staging: n hand-offs of n = ceil(S / c) chunks.
+  EXPECT_TRUE(off.overlapped);
+  const double n = std::ceil(r.size.value / p.cost_model().staging_chunk.value);
   EXPECT_EQ(off.chunks, n);
-  EXPECT_EQ(off.handoffs, 2 * n - 1);
+  EXPECT_EQ(off.handoffs, n);
   EXPECT_DOUBLE_EQ(off.limit_gbps, std::min(off.d2h_gbps, off.h2d_gbps));
   // Both legs cross the switch uplink's both-directions budget and the socket's memory.
   ASSERT_EQ(off.shared.size(), 2u);
   EXPECT_NE(off.shared[0].find("/both"), std::string::npos) << off.shared[0];
   EXPECT_NE(off.shared[1].find("/dram"), std::string::npos) << off.shared[1];
   const std::string text = report::p2p_bench_text(r);
-  const std::string handoffs = std::to_string(static_cast<long>(2 * n - 1)) + " hand-offs";
+  const std::string handoffs = std::to_string(static_cast<long>(n)) + " hand-offs";
   EXPECT_NE(text.find("Why (one copy alone"), std::string::npos) << text;
   EXPECT_NE(text.find(handoffs), std::string::npos) << text;
   const nlohmann::json j = report::p2p_bench_json(r);
   ASSERT_EQ(j.at("why").size(), 2u);
   EXPECT_EQ(j["why"][0]["way"], "direct");
-  EXPECT_EQ(j["why"][1]["staging"]["handoffs"].get<double>(), 2 * n - 1);
+  EXPECT_EQ(j["why"][1]["staging"]["handoffs"].get<double>(), n);
 }
 
 }  // namespace

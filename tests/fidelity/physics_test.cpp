@@ -103,13 +103,13 @@ TEST(SocketLink, OneP2pTransferAcrossRomesSocketsGetsTheMeasuredRate) {
 
 TEST(SocketLink, AStagedCopyAcrossSlowQpiIsBoundByTheSocketLink) {
   // Two QPI links of Xeon E5 v4 with a profile's efficiency of 0.2: 2 x 19.2 x 0.2 = 7.68 GB/s per
-  // direction, below a Gen3 x16; the H2D leg to the far socket's GPU crosses it. A P40 takes the
-  // legacy path, its legs taking turns: the legs' bytes add (S / B_qpi first, bound by the slower leg,
+  // direction, below a Gen3 x16; the H2D leg to the far socket's GPU crosses it. An RTX 3090 pair's
+  // legs take turns (GeForce Ampere): the legs' bytes add (S / B_qpi first, bound by the slower leg,
   // then both legs at once) and the host waits at 2n - 1 hand-offs of n = S / c chunks, so the rate
   // tends to S / (2 S / B_qpi + (2n - 1) t_sync).
   calibration::CostModel c = calibration::default_cost_model();
   c.qpi_efficiency = 0.2;
-  const Platform p = platform_of(pair_layout("tesla-p40", "xeon-e5-v4", 3, 2), c);
+  const Platform p = platform_of(pair_layout("rtx-3090", "xeon-e5-v4", 3, 2), c);
   const double qpi = 2 * 19.2 * 0.2, s = 2e9;
   const double handoffs = 2 * std::ceil(s / c.staging_chunk_legacy.value) - 1;
   const double expected = s / (2 * s / (qpi * 1e9) + handoffs * c.staging_sync_latency.value) / 1e9;

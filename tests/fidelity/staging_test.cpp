@@ -3,8 +3,10 @@
 // the latency gap between P2P writes and staged copies. Each test states its closed form.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "report/p2p.hpp"
 #include "tests/fidelity/fidelity_fixture.hpp"
 
 namespace rigsim::model {
@@ -46,7 +48,8 @@ TEST(StagedCopy, ChunkedPipelineClosedFormAdaGen4) {
   const auto& c = p.cost_model();
   const P2pBenchResult r = bench_of(p, kS);
   const double b = pcie_x16_gbs(p, 4);  // each leg alone: its GPU's Gen4 x16 link
-  const double chunk = calibration::staging_chunk_of(c, 89).value;
+  const auto& ada = *p.topology().device(p.topology().gpus()[0]).gpu;
+  const double chunk = calibration::staging_chunk_of(c, ada, ada).value;
   EXPECT_DOUBLE_EQ(chunk, c.staging_chunk.value);
   const double expected =
       staged_gbs(kS, chunk, c.staging_sync_latency.value, b, b, legs_latency(p), root_port_hops(p));
@@ -65,9 +68,9 @@ TEST(StagedCopy, LegacyDriverPathTakesTurnsThroughOneBufferAmpereGen3) {
   // The legacy path stages in the same chunks, but each chunk's D2H, a hand-off, its H2D and a hand-off
   // before the buffer is reused take turns: the legs' bytes add (S/B) and 2n - 1 hand-offs, each after
   // the first crossing the legs' links.
-  EXPECT_FALSE(calibration::staging_overlaps(86));
-  EXPECT_TRUE(calibration::staging_overlaps(89));
-  const double chunk = calibration::staging_chunk_of(c, 86).value;
+  const auto& g3090 = *p.topology().device(p.topology().gpus()[0]).gpu;
+  EXPECT_FALSE(calibration::staging_overlaps(g3090, g3090));
+  const double chunk = calibration::staging_chunk_of(c, g3090, g3090).value;
   EXPECT_DOUBLE_EQ(chunk, c.staging_chunk_legacy.value);
   const double n = std::ceil(kS / chunk), t_sync = c.staging_sync_latency.value, h = root_port_hops(p);
   const double t = legs_latency(p) + 2 * kS / (b * 1e9) + (2 * n - 1) * t_sync + (2 * n - 2) * h;
@@ -78,6 +81,12 @@ TEST(StagedCopy, LegacyDriverPathTakesTurnsThroughOneBufferAmpereGen3) {
   expect_closed_form("B / (2 + 2 (t_sync + h) B / c)", b / (2 + 2 * (t_sync + h) * b * 1e9 / chunk),
                      r.uni_p2p_off[0][1], "GB/s", 0.01);
   EXPECT_LT(r.uni_p2p_off[0][1], 0.5 * b);
+  // The why says so: 2n - 1 hand-offs, the legs taking turns.
+  const auto staged = std::find_if(r.why.begin(), r.why.end(), [](const P2pWhy& w) { return !w.enabled; });
+  ASSERT_NE(staged, r.why.end());
+  EXPECT_FALSE(staged->overlapped);
+  EXPECT_EQ(staged->handoffs, 2 * n - 1);
+  EXPECT_NE(report::p2p_bench_text(r).find("take turns through one buffer"), std::string::npos);
   // More chunks (a smaller buffer) mean more hand-offs: never faster.
   calibration::CostModel small = c;
   small.staging_chunk_legacy = Bytes{chunk / 4};
@@ -90,6 +99,31 @@ TEST(StagedCopy, LegacyDriverPathTakesTurnsThroughOneBufferAmpereGen3) {
   expect_closed_form("2S/B + t_sync + latency (store-and-forward)",
                      kS / (legs_latency(w) + 2 * kS / (b * 1e9) + t_sync) / 1e9,
                      bench_of(w, kS).uni_p2p_off[0][1], "GB/s");
+}
+
+TEST(StagedCopy, OnlyGeforceTuringAndAmpereTakeTurns) {
+  // Published P2P=Disabled runs: pipelined on a GTX 1080 Ti, V100, A100 SXM and PCIe, TITAN RTX (2019
+  // driver), Ada, Hopper SXM and Blackwell; half a leg on RTX 3090, 3070 Ti and 2080 Ti on current
+  // drivers. A pair takes turns when either card does (the driver stages through one buffer).
+  const auto spec = [](const char* key) -> const topology::GpuSpec& { return *topology::find_gpu(key); };
+  for (const char* key : {"tesla-p100-pcie-16gb", "v100-sxm2", "a100-sxm4-80gb", "a100-pcie-40gb",
+                          "rtx-a6000", "rtx-4090", "rtx-6000-ada", "h100-pcie", "rtx-5090"})
+    EXPECT_TRUE(calibration::staging_overlaps(spec(key), spec(key))) << key;
+  for (const char* key : {"rtx-2080-ti", "rtx-3070-ti", "rtx-3090"})
+    EXPECT_FALSE(calibration::staging_overlaps(spec(key), spec(key))) << key;
+  EXPECT_FALSE(calibration::staging_overlaps(spec("rtx-4090"), spec("rtx-3090"))) << "a mixed pair";
+  // The same closed form as above, on an A100 PCIe pair: overlapped, so above half a leg.
+  const Platform p = platform_of(pair_layout("a100-pcie-40gb", "epyc-7002", 4, 1));
+  const P2pBenchResult r = bench_of(p, kS);
+  const double b = pcie_x16_gbs(p, 4);
+  const double chunk =
+      calibration::staging_chunk_of(p.cost_model(), spec("a100-pcie-40gb"), spec("a100-pcie-40gb")).value;
+  EXPECT_DOUBLE_EQ(chunk, p.cost_model().staging_chunk.value);
+  const double expected = staged_gbs(kS, chunk, p.cost_model().staging_sync_latency.value, b, b,
+                                     legs_latency(p), root_port_hops(p));
+  expect_closed_form("(n+1)c/B + n t_sync + (n-1) h + latency, n = S/c (A100 PCIe)", expected,
+                     r.uni_p2p_off[0][1], "GB/s");
+  EXPECT_GT(r.uni_p2p_off[0][1], 0.75 * b);
 }
 
 TEST(StagedCopy, EveryHandOffCrossesTheLegsSoASocketLinkSlowsTheCopy) {
