@@ -298,7 +298,10 @@ void Runner::start() {
       for (std::size_t i = 0; i < timings_.size(); ++i)
         if (missing_[i] == 0) roots.push_back(i);
       for (std::size_t i : roots) ready(i, begin);
-      if (!phase_complete()) all_done_->acquire();
+      // The task that ends the phase releases all_done_ exactly once (finish), possibly while the loop
+      // above was still handing out roots: take that release whether or not the phase is over by now,
+      // or it would stand for the next phase's end.
+      if (!timings_.empty()) all_done_->acquire();
       if (!phase_complete()) return;  // refused (out of actors): simulate() reports it
       for (TransferTiming& t : timings_) {
         t.start.value -= begin;

@@ -287,6 +287,25 @@ TEST(Transfers, DependenciesAndLatencyDelayTheStart) {
   EXPECT_DOUBLE_EQ(r.transfers[2].start.value, r.transfers[1].finish.value);
 }
 
+TEST(Transfers, APhaseThatEndsInNoTimeDoesNotEndTheNextEarly) {
+  // Phases of one simulation (the bench sweep's sizes): the task that finishes a phase wakes the main
+  // actor once. A phase of instant tasks can finish while the main actor is still releasing its roots;
+  // it must still consume that one wake-up, or the next phase would be taken as done at once.
+  const Platform p = platform_of(kFourBehindOneUplink);
+  const auto g = [&](const char* name) { return p.topology().find(name); };
+  const std::vector<Transfer> two = {copy(p, "g0", "g1", 1e6), copy(p, "g2", "g3", 1e6)};  // two workers
+  const std::vector<Transfer> instant = {compute_task(g("g0"), Seconds{}, -1, {}, "a"),
+                                         compute_task(g("g1"), Seconds{}, -1, {}, "b"),
+                                         compute_task(g("g2"), Seconds{}, -1, {}, "c")};
+  const std::vector<Transfer> last = {copy(p, "g0", "g1", 1e8)};
+  const std::vector<RunResult> r = engine::run_phases_async(p, {&two, &instant, &two, &instant, &last})();
+  ASSERT_EQ(r.size(), 5u);
+  EXPECT_DOUBLE_EQ(r[1].makespan.value, 0.0);
+  EXPECT_DOUBLE_EQ(r[3].makespan.value, 0.0);
+  expect_closed_form("a later phase as a run alone", engine::run(p, last).makespan.value, r[4].makespan.value,
+                     "s", 1e-9);
+}
+
 TEST(Transfers, MalformedInputIsRejected) {
   const Platform p = platform_of(kOneGen3);
   std::vector<Transfer> ts = {copy(p, "cpu0", "g0", 1e6)};
