@@ -186,8 +186,8 @@ void set_staging_defaults(CostModel& m) {
   // copies (host_copy_latency, 6 us): the P2P=Disabled latency matrices read 10.3-15.2 us (data/p2p:
   // RTX 6000 Ada 10.3-14.2, RTX 5090 12.8, RTX 2080 Ti 13.6-14.8; 3090 rigs 14.3, 15.2) [D] 12 - 6 = 6 us.
   m.staging_sync_latency = microseconds(6.0);
-  // The chunk of the pipelined path (every GPU but GeForce Turing / Ampere) is the one unknown: a lone large
-  // copy reaches leg / (1 + (t_sync + h) x leg / chunk), h the two legs' link latencies (each hand-off
+  // The chunk of the pipelined path (every GPU but GeForce Turing / Ampere) is the one unknown: a lone
+  // large copy reaches leg / (1 + (t_sync + h) x leg / chunk), h the two legs' link latencies (each hand-off
   // crosses them), so each published P2P=Disabled run, with the legs and hops rigsim computes for its
   // layout, gives chunk = (t_sync + h) x leg / (leg / measured - 1). Runs outside the dev cases only:
   // RTX 6000 Ada, Genoa root ports (h = 2 x 0.1 us), Gen4, 22.2 of 25.8 GB/s (stelline) -> 0.99 MB;

@@ -64,13 +64,12 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
 /// the host waits at every hand-off between legs (staging_sync_latency); each hand-off after the first
 /// also crosses the legs' links (h, the two legs' link latencies). Chunk c by the driver's path
 /// (CostModel::staging_chunk_of); B is the slower leg alone.
-/// - Overlapped (calibration::staging_overlaps): the D2H of one chunk runs beside the H2D of the one before.
-/// The first
-///   chunk fills the pipeline (min(c, S) / B), then n hand-offs: fill + n t_sync + (n - 1) h.
-/// - Taking turns (GeForce Turing and Ampere): each chunk's D2H, a hand-off, its H2D, a hand-off before the
-/// buffer
-///   is reused, so the legs' bytes add (S / B before the flows) and there are 2n - 1 hand-offs:
-///   S / B + (2n - 1) t_sync + (2n - 2) h.
+/// - Overlapped (calibration::staging_overlaps): the D2H of one chunk runs beside the H2D of the one
+///   before. The first chunk fills the pipeline (min(c, S) / B), then n hand-offs:
+///   fill + n t_sync + (n - 1) h.
+/// - Taking turns (GeForce Turing and Ampere): each chunk's D2H, a hand-off, its H2D, a hand-off before
+///   the buffer is reused, so the legs' bytes add (S / B before the flows) and there are 2n - 1
+///   hand-offs: S / B + (2n - 1) t_sync + (2n - 2) h.
 /// The two leg flows then run at once after `overhead`, which carries what the flows' overlap hides.
 struct Staging {
   Route d2h, h2d;
@@ -106,10 +105,10 @@ Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, By
 
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
 /// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
-/// pinned host buffers of the sender's NUMA node in chunks (overlapped, or taking turns on GeForce Turing and
-/// Ampere: Staging): both legs run at once as two host copies of all the bytes (so they share every link and
-/// the socket's memory with whatever else runs, e.g. the other direction of a bidirectional test), after
-/// a wait for the staging's serial part and hand-offs (Staging::overhead).
+/// pinned host buffers of the sender's NUMA node in chunks (overlapped, or taking turns on GeForce Turing
+/// and Ampere: Staging): both legs run at once as two host copies of all the bytes (so they share every
+/// link and the socket's memory with whatever else runs, e.g. the other direction of a bidirectional test),
+/// after a wait for the staging's serial part and hand-offs (Staging::overhead).
 void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst, DeviceId host,
                  Bytes bytes, bool peer, const std::string& tag) {
   if (peer) {

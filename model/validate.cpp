@@ -310,10 +310,9 @@ class Validator {
     attribute(p, {p.route(a, socket, Transport::HostCopy), p.route(socket, b, Transport::HostCopy, a)}, c);
     // A chunked staging path (chunk > 0, overlapped or taking turns) loses its hand-offs on top of the
     // legs' rate: that is what a staged measurement adds to what host copies already teach.
-    if (calibration::staging_chunk_of(p.cost_model(), *p.topology().device(a).gpu,
-                                      *p.topology().device(b).gpu)
-            .value > 0)
-      c.key = "staging_sync_latency";
+    const auto& ga = *p.topology().device(a).gpu;
+    const auto& gb = *p.topology().device(b).gpu;
+    if (calibration::staging_chunk_of(p.cost_model(), ga, gb).value > 0) c.key = "staging_sync_latency";
   }
 
   void host(const Platform& p, const P2pBenchResult& r, std::size_t s, std::size_t i, PointCheck& c) const {
