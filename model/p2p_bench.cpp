@@ -68,9 +68,9 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
 ///   before. The first chunk fills the pipeline (min(c, S) / B), then n hand-offs:
 ///   fill + n t_sync + (n - 1) h.
 /// - Taking turns (GeForce Turing and Ampere): each chunk's D2H, a hand-off, its H2D, a hand-off before
-///   the buffer is reused, so the legs' bytes add (S / B before the flows) and there are 2n - 1
-///   hand-offs: S / B + (2n - 1) t_sync + (2n - 2) h.
-/// The two leg flows then run at once after `overhead`, which carries what the flows' overlap hides.
+///   the buffer is reused, so the legs never run at once and there are 2n - 1 hand-offs:
+///   (2n - 1) t_sync + (2n - 2) h, then the D2H flow, then the H2D flow.
+/// `overhead` is what the leg flows wait for before they start.
 struct Staging {
   Route d2h, h2d;
   bool overlapped = false;
@@ -97,32 +97,36 @@ Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, By
   st.chunks = std::max(1.0, std::ceil(bytes.value / st.chunk));
   st.overlapped = calibration::staging_overlaps(a, b);
   st.handoffs = st.overlapped ? st.chunks : 2 * st.chunks - 1;
-  const double staged = st.overlapped ? std::min(st.chunk, bytes.value) : bytes.value;
-  const double fill = leg > 0 ? staged / leg : 0.0;
+  // Overlapped, the first chunk fills the pipeline before the two legs run side by side; taking turns,
+  // the legs run one after the other (append_copy), so nothing of the bytes is waited for here.
+  const double fill = st.overlapped && leg > 0 ? std::min(st.chunk, bytes.value) / leg : 0.0;
   st.overhead = Seconds{fill + st.handoffs * c.staging_sync_latency.value + (st.handoffs - 1) * hops};
   return st;
 }
 
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
 /// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
-/// pinned host buffers of the sender's NUMA node in chunks (overlapped, or taking turns on GeForce Turing
-/// and Ampere: Staging): both legs run at once as two host copies of all the bytes (so they share every
-/// link and the socket's memory with whatever else runs, e.g. the other direction of a bidirectional test),
-/// after a wait for the staging's serial part and hand-offs (Staging::overhead).
+/// pinned host buffers of the sender's NUMA node in chunks (Staging): after a wait for the staging's
+/// serial part and hand-offs (Staging::overhead), the legs run as two host copies of all the bytes, at
+/// once where the driver overlaps them, else one after the other (the H2D queued behind the D2H, its
+/// launch among the hand-offs). They share every link and the socket's memory with whatever else runs,
+/// e.g. the other direction of a bidirectional test.
 void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst, DeviceId host,
                  Bytes bytes, bool peer, const std::string& tag) {
   if (peer) {
     phase.push_back(copy(src, dst, Bytes{bytes.value * p.copy_engine_share(src, dst)}, Transport::P2p, tag));
     return;
   }
+  const Staging st = staging(p, src, dst, host, bytes);
   const std::size_t wait = phase.size();
-  phase.push_back(compute_task(src, staging(p, src, dst, host, bytes).overhead, -1, {}, tag + " staging"));
+  phase.push_back(compute_task(src, st.overhead, -1, {}, tag + " staging"));
   Transfer d2h = copy(src, host, bytes, Transport::HostCopy, tag + " d2h");
   d2h.after = {wait};
   phase.push_back(std::move(d2h));
   Transfer h2d = copy(host, dst, bytes, Transport::HostCopy, tag + " h2d");
   h2d.host_memory_near = src;  // it reads the buffer the D2H leg wrote, in the sender's NUMA node
-  h2d.after = {wait};
+  h2d.after = {st.overlapped ? wait : wait + 1};
+  h2d.connected = !st.overlapped;
   phase.push_back(std::move(h2d));
 }
 

@@ -104,16 +104,18 @@ TEST(SocketLink, OneP2pTransferAcrossRomesSocketsGetsTheMeasuredRate) {
 TEST(SocketLink, AStagedCopyAcrossSlowQpiIsBoundByTheSocketLink) {
   // Two QPI links of Xeon E5 v4 with a profile's efficiency of 0.2: 2 x 19.2 x 0.2 = 7.68 GB/s per
   // direction, below a Gen3 x16; the H2D leg to the far socket's GPU crosses it. An RTX 3090 pair's
-  // legs take turns (GeForce Ampere): the legs' bytes add (S / B_qpi first, bound by the slower leg,
-  // then both legs at once) and the host waits at 2n - 1 hand-offs of n = S / c chunks, so the rate
-  // tends to S / (2 S / B_qpi + (2n - 1) t_sync).
+  // legs take turns (GeForce Ampere): the D2H into the sender's socket at the GPU link's rate, then the
+  // H2D across QPI, and the host waits at 2n - 1 hand-offs of n = S / c chunks, so the rate tends to
+  // S / (S / B_pcie + S / B_qpi + (2n - 1) t_sync).
   calibration::CostModel c = calibration::default_cost_model();
   c.qpi_efficiency = 0.2;
   const Platform p = platform_of(pair_layout("rtx-3090", "xeon-e5-v4", 3, 2), c);
   const double qpi = 2 * 19.2 * 0.2, s = 2e9;
   const double handoffs = 2 * std::ceil(s / c.staging_chunk_legacy.value) - 1;
-  const double expected = s / (2 * s / (qpi * 1e9) + handoffs * c.staging_sync_latency.value) / 1e9;
-  expect_closed_form("S / (2S / B_qpi + (2n-1) t_sync)", expected, bench_of(p, s).uni_p2p_off[0][1], "GB/s",
+  const double pcie = pcie_x16_gbs(p, 3);
+  const double expected =
+      s / (s / (pcie * 1e9) + s / (qpi * 1e9) + handoffs * c.staging_sync_latency.value) / 1e9;
+  expect_closed_form("S / (S / B_pcie + S / B_qpi + (2n-1) t_sync)", expected, bench_of(p, s).uni_p2p_off[0][1], "GB/s",
                      0.02);
 }
 

@@ -66,8 +66,8 @@ TEST(StagedCopy, LegacyDriverPathTakesTurnsThroughOneBufferAmpereGen3) {
   const P2pBenchResult r = bench_of(p, kS);
   const double b = pcie_x16_gbs(p, 3);
   // The legacy path stages in the same chunks, but each chunk's D2H, a hand-off, its H2D and a hand-off
-  // before the buffer is reused take turns: the legs' bytes add (S/B) and 2n - 1 hand-offs, each after
-  // the first crossing the legs' links.
+  // before the buffer is reused take turns: the legs run one after the other (their bytes add, 2S/B)
+  // with 2n - 1 hand-offs, each after the first crossing the legs' links.
   const auto& g3090 = *p.topology().device(p.topology().gpus()[0]).gpu;
   EXPECT_FALSE(calibration::staging_overlaps(g3090, g3090));
   const double chunk = calibration::staging_chunk_of(c, g3090, g3090).value;
@@ -99,6 +99,30 @@ TEST(StagedCopy, LegacyDriverPathTakesTurnsThroughOneBufferAmpereGen3) {
   expect_closed_form("2S/B + t_sync + latency (store-and-forward)",
                      kS / (legs_latency(w) + 2 * kS / (b * 1e9) + t_sync) / 1e9,
                      bench_of(w, kS).uni_p2p_off[0][1], "GB/s");
+}
+
+TEST(StagedCopy, LegsThatTakeTurnsNeverShareALink) {
+  // Two RTX 2080 Ti under one Gen3 switch (the AutoDL rig's shape): taking turns, a copy's D2H and H2D
+  // never run at once, so each has the switch uplink to itself and the copy is the root-port pair's
+  // S / B + S / B + (2n - 1) t_sync + (2n - 2) h, not the uplink's both-directions budget.
+  const Platform p = platform_of(R"({"name": "t", "cpus": [{"id": "cpu0", "model": "xeon-scalable-2"}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}],
+    "switches": [{"id": "sw0", "model": "pex8747", "parent": "rc0"}],
+    "gpus": [{"id": "gpu0", "model": "rtx-2080-ti", "parent": "sw0"}, {"id": "gpu1", "model": "rtx-2080-ti", "parent": "sw0"}]})");
+  const auto& c = p.cost_model();
+  const P2pBenchResult r = bench_of(p, kS);
+  const auto& t = p.topology();
+  const Route d2h = p.route(t.find("gpu0"), t.find("cpu0"), Transport::HostCopy);
+  const Route h2d = p.route(t.find("cpu0"), t.find("gpu1"), Transport::HostCopy);
+  const double b = pcie_x16_gbs(p, 3) * 1e9;
+  const double h = d2h.latency.value - d2h.setup.value + h2d.latency.value - h2d.setup.value;
+  const double n = std::ceil(kS / c.staging_chunk_legacy.value);
+  const double expected = kS / (d2h.latency.value + (h2d.latency.value - h2d.setup.value) + 2 * kS / b +
+                                (2 * n - 1) * c.staging_sync_latency.value + (2 * n - 2) * h);
+  expect_closed_form("2S/B + (2n-1) t_sync + (2n-2) h + the legs' latency, the uplink alone each time",
+                     expected / 1e9, r.uni_p2p_off[0][1], "GB/s");
+  // Above what the uplink's both-directions budget would leave two concurrent legs.
+  EXPECT_GT(r.uni_p2p_off[0][1], 1.05 * kS / (kS / b + kS / (c.pcie_duplex_efficiency * 15.76e9)) / 1e9);
 }
 
 TEST(StagedCopy, OnlyGeforceTuringAndAmpereTakeTurns) {
