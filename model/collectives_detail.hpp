@@ -34,9 +34,9 @@ class ConnectionCache {
   std::map<std::tuple<std::string, std::string, int>, Connection> by_shape_;
 };
 
-/// Per-step latency of a hop under NCCL's rule (nccl.md §d.5): NET across servers; inside a server
-/// the NVLINK row when every intra-server hop of the algorithm's graph is NVL, else the PCI row (SHM
-/// included: NCCL's model has no row of its own for it).
+/// Per-step latency of a hop under NCCL's rule (nccl.md §d.5), Simple protocol: NET across servers;
+/// inside a server the NVLINK row when every intra-server hop of the algorithm's graph is NVL, else the
+/// PCI row (SHM included: NCCL's model has no row of its own for it). protocol_step for Simple.
 Seconds step_latency(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink);
 
 /// NCCL's base latency of the ring / chain algorithm under protocol `p` (nccl.md §d.5).
@@ -52,9 +52,11 @@ struct StepLatencies {
   Seconds intra;
   Seconds inter;
 };
-StepLatencies step_latencies(const calibration::CostModel& cost, bool intra_nvlink);
-/// The same under protocol `p` (Simple: step_latencies).
+/// NCCL's per-step rows of protocol `p`: the one table protocol_step, step_latency and step_latencies
+/// read.
 StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p, bool intra_nvlink);
+/// The Simple protocol's rows.
+StepLatencies step_latencies(const calibration::CostModel& cost, bool intra_nvlink);
 
 /// Whether every intra-server hop in `hops` is a direct NVLink (NVL) route.
 bool intra_is_nvlink(const topology::Topology& topo, const std::vector<Connection>& hops);

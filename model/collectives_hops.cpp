@@ -39,8 +39,7 @@ const Connection& ConnectionCache::get(DeviceId src, DeviceId dst) {
 }
 
 Seconds step_latency(const calibration::CostModel& cost, const Connection& hop, bool intra_nvlink) {
-  if (hop.transport == Transport::Net) return cost.nccl_step_latency_net;
-  return intra_nvlink ? cost.nccl_step_latency_nvlink : cost.nccl_step_latency_pcie;
+  return protocol_step(cost, Protocol::Simple, hop, intra_nvlink);
 }
 
 Seconds protocol_base(const calibration::CostModel& cost, Protocol p) {
@@ -55,32 +54,29 @@ Seconds protocol_base(const calibration::CostModel& cost, Protocol p) {
   return cost.nccl_base_latency;
 }
 
-namespace {
-
-StepLatencies protocol_rows(const calibration::CostModel& cost, Protocol p, bool intra_nvlink) {
-  if (p == Protocol::LL)
-    return {intra_nvlink ? cost.nccl_ll_step_latency_nvlink : cost.nccl_ll_step_latency_pcie,
-            cost.nccl_ll_step_latency_net};
-  return {intra_nvlink ? cost.nccl_ll128_step_latency_nvlink : cost.nccl_ll128_step_latency_pcie,
-          cost.nccl_ll128_step_latency_net};
-}
-
-}  // namespace
-
-Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop,
-                      bool intra_nvlink) {
-  if (p == Protocol::Simple) return step_latency(cost, hop, intra_nvlink);
-  const StepLatencies rows = protocol_rows(cost, p, intra_nvlink);
-  return hop.transport == Transport::Net ? rows.inter : rows.intra;
-}
-
 StepLatencies protocol_step_latencies(const calibration::CostModel& cost, Protocol p, bool intra_nvlink) {
-  return p == Protocol::Simple ? step_latencies(cost, intra_nvlink) : protocol_rows(cost, p, intra_nvlink);
+  switch (p) {
+    case Protocol::LL:
+      return {intra_nvlink ? cost.nccl_ll_step_latency_nvlink : cost.nccl_ll_step_latency_pcie,
+              cost.nccl_ll_step_latency_net};
+    case Protocol::LL128:
+      return {intra_nvlink ? cost.nccl_ll128_step_latency_nvlink : cost.nccl_ll128_step_latency_pcie,
+              cost.nccl_ll128_step_latency_net};
+    case Protocol::Simple:
+      break;
+  }
+  return {intra_nvlink ? cost.nccl_step_latency_nvlink : cost.nccl_step_latency_pcie,
+          cost.nccl_step_latency_net};
 }
 
 StepLatencies step_latencies(const calibration::CostModel& cost, bool intra_nvlink) {
-  return {intra_nvlink ? cost.nccl_step_latency_nvlink : cost.nccl_step_latency_pcie,
-          cost.nccl_step_latency_net};
+  return protocol_step_latencies(cost, Protocol::Simple, intra_nvlink);
+}
+
+Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop,
+                      bool intra_nvlink) {
+  const StepLatencies rows = protocol_step_latencies(cost, p, intra_nvlink);
+  return hop.transport == Transport::Net ? rows.inter : rows.intra;
 }
 
 bool intra_is_nvlink(const topology::Topology&, const std::vector<Connection>& hops) {

@@ -207,15 +207,15 @@ std::string rank_line(std::size_t rank, const std::string& host, std::size_t dev
                 device, id.c_str(), gpu_name.c_str());
 }
 
-std::string preamble(CollectiveOp op, const Sweep& s, std::size_t gpus_per_node, std::size_t gpus_per_thread,
+std::string preamble(CollectiveOp op, const Sweep& s, std::size_t gpus_per_thread,
                      const std::vector<std::string>& rank_lines) {
   std::string out = "# Collective test starting: " + binary_name(op) + " (simulated by rigsim)\n";
   const bool factor = s.step_factor > 1;
   out += format(
       "# nThread %d nGpus %zu minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg "
       "iters: %d validation: %d graph: %d unalign: %d\n",
-      1, gpus_per_thread > 0 ? std::min(gpus_per_thread, gpus_per_node) : gpus_per_node,
-      static_cast<unsigned long long>(s.min_bytes), static_cast<unsigned long long>(s.max_bytes),
+      1, gpus_per_thread, static_cast<unsigned long long>(s.min_bytes),
+      static_cast<unsigned long long>(s.max_bytes),
       static_cast<unsigned long long>(factor ? s.step_factor : s.step_bytes), factor ? "factor" : "bytes", 0,
       1, 1, 0, 0, 0);
   out += "#\n# Using devices\n";

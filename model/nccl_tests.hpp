@@ -77,10 +77,10 @@ std::string header();
 std::string row_line(CollectiveOp op, const Row& row);
 /// "# Out of bounds values : 0 OK", "# Avg bus bandwidth    : X ", "#", "# Collective test concluded: ...".
 std::string footer(CollectiveOp op, double avg_busbw);
-/// The preamble: test name, parameters (nGpus: `gpus_per_thread`, 0 for all of a server's), and one
+/// The preamble: test name, parameters (nGpus: `gpus_per_thread`, the GPUs each thread drives), and one
 /// "#  Rank" line per GPU (`devices`: "name" strings).
-std::string preamble(CollectiveOp op, const Sweep& sweep, std::size_t gpus_per_node,
-                     std::size_t gpus_per_thread, const std::vector<std::string>& rank_lines);
+std::string preamble(CollectiveOp op, const Sweep& sweep, std::size_t gpus_per_thread,
+                     const std::vector<std::string>& rank_lines);
 /// One "#  Rank" line: rank, host label, local device index, bus id stand-in and GPU name.
 std::string rank_line(std::size_t rank, const std::string& host, std::size_t device, const std::string& id,
                       const std::string& gpu_name);

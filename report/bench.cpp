@@ -145,7 +145,6 @@ std::string bench_text(const Platform& platform, const BenchOptions& o, const Be
   const auto& topo = platform.topology();
   const auto by_node = gpus_by_node(topo);
   std::vector<std::string> rank_lines;
-  std::map<int, std::size_t> ranks_per_node;
   for (std::size_t r = 0; r < res.gpus.size(); ++r) {
     const DeviceId g = res.gpus[r];
     const auto& local = by_node.at(topo.device(g).node);
@@ -153,12 +152,10 @@ std::string bench_text(const Platform& platform, const BenchOptions& o, const Be
     rank_lines.push_back(
         nccl_tests::rank_line(r, host_label(topo, g), dev, std::string(topo.device(g).local_name),
                               topo.device(g).gpu ? std::string(topo.device(g).gpu->name) : "GPU"));
-    ++ranks_per_node[topo.device(g).node];
   }
-  const std::size_t per_node = ranks_per_node.empty() ? 0 : ranks_per_node.begin()->second;
   std::vector<nccl_tests::Row> rows;
   for (const auto& r : res.rows) rows.push_back(r.row);
-  return nccl_tests::preamble(o.op, o.sweep, per_node, res.gpus_per_thread, rank_lines) +
+  return nccl_tests::preamble(o.op, o.sweep, res.gpus_per_thread, rank_lines) +
          nccl_tests::table(o.op, rows) + why(platform, res);
 }
 
