@@ -81,10 +81,6 @@ Seconds ring_latency(Seconds base, CollectiveOp op, std::size_t n, std::size_t n
   return {base.value + static_cast<double>(steps - inter) * lat.intra.value +
           static_cast<double>(inter) * lat.inter.value};
 }
-Seconds ring_latency(const calibration::CostModel& cost, CollectiveOp op, std::size_t n, std::size_t nodes,
-                     const detail::StepLatencies& lat) {
-  return ring_latency(cost.nccl_base_latency, op, n, nodes, lat);
-}
 
 /// Chain (broadcast, reduce): base + (hops - inter)·intra + inter·inter, one inter hop per extra server.
 Seconds chain_latency(Seconds base, std::size_t n, std::size_t nodes, const detail::StepLatencies& lat) {
@@ -281,9 +277,7 @@ void plan_ring(const topology::Topology& topo, const calibration::CostModel& cos
   const std::size_t loops =
       p.protocol != Protocol::Simple ? 1 : detail::pieces(slice / p.channels, o.ring_chunk, o.max_ring_loops);
   p.model = detail::resolve_model(o, n, p.rings.size() * loops * steps * n);
-  p.latency = p.protocol == Protocol::Simple
-                  ? ring_latency(cost, p.op, n, nodes, detail::step_latencies(cost, nvl))
-                  : p.protocol_choice.latency[proto_index(p.protocol)];
+  p.latency = p.protocol_choice.latency[proto_index(p.protocol)];
   p.model == PlanModel::Step ? ring_steps(cost, loops, nvl, p) : ring_steady(p);
 }
 
@@ -315,9 +309,7 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
   const bool simple = p.protocol == Protocol::Simple;
   const std::size_t chunks = !simple ? 1 : detail::pieces(per_channel, o.chain_chunk, o.max_chain_chunks);
   p.model = detail::resolve_model(o, p.ranks.size(), p.rings.size() * chunks * hops);
-  p.latency =
-      simple ? chain_latency(cost.nccl_base_latency, p.ranks.size(), nodes, detail::step_latencies(cost, nvl))
-             : p.protocol_choice.latency[proto_index(p.protocol)];
+  p.latency = p.protocol_choice.latency[proto_index(p.protocol)];
   if (p.model == PlanModel::Steady) {
     p.chunk = {per_channel};
     for (std::size_t c = 0; c < p.rings.size(); ++c)
