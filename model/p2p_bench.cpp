@@ -120,12 +120,13 @@ void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, 
   const Staging st = staging(p, src, dst, host, bytes);
   const std::size_t wait = phase.size();
   phase.push_back(compute_task(src, st.overhead, -1, {}, tag + " staging"));
+  const std::size_t d2h_at = phase.size();
   Transfer d2h = copy(src, host, bytes, Transport::HostCopy, tag + " d2h");
   d2h.after = {wait};
   phase.push_back(std::move(d2h));
   Transfer h2d = copy(host, dst, bytes, Transport::HostCopy, tag + " h2d");
   h2d.host_memory_near = src;  // it reads the buffer the D2H leg wrote, in the sender's NUMA node
-  h2d.after = {st.overlapped ? wait : wait + 1};
+  h2d.after = {st.overlapped ? wait : d2h_at};
   h2d.connected = !st.overlapped;
   phase.push_back(std::move(h2d));
 }
