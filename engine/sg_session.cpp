@@ -364,8 +364,15 @@ void Runner::transfer(Worker* w) {
       w->sink = ends_[k].second;
     }
     const auto size = static_cast<std::uint64_t>(std::llround(t.bytes.value * r.wire_per_byte));
-    if (r.flow_cap.value > 0)  // a per-transfer limit (Route::flow_cap), in the same link bytes as `size`
-      w->flows->put_init(&payload_, size)->set_rate(r.flow_cap.value)->wait();
+    // A per-transfer limit (Route::flow_cap, or the transfer's own Transfer::rate_cap), in the same link
+    // bytes as `size`.
+    double cap = r.flow_cap.value;
+    if (t.rate_cap.value > 0) {
+      const double own = t.rate_cap.value * r.wire_per_byte;
+      cap = cap > 0 ? std::min(cap, own) : own;
+    }
+    if (cap > 0)
+      w->flows->put_init(&payload_, size)->set_rate(cap)->wait();
     else
       w->flows->put(&payload_, size);
     // Take the finished Comm off the mailbox (it is the only one there; a get on an empty mailbox would

@@ -338,8 +338,13 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
 
 /// alltoall (every rank sends S/n to every other, all at once: ncclGroupStart + n x send/recv) and
 /// sendrecv (rank i sends S to rank i+1, as nccl-tests does). One flow per pair in both models.
-void plan_pairwise(const topology::Topology& topo, const calibration::CostModel& cost,
-                   detail::ConnectionCache& cache, const CollectiveOptions& o, CollectivePlan& p) {
+/// Over NVLink a flow moves at most its thread blocks' rate: NCCL splits each send over
+/// nccl_p2p_op_channels(bytes) channels, one thread block each, and a block moves half an NVLink
+/// (nvlink_cta_rate), so a send of few channels leaves the links idle (Transfer::rate_cap).
+void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, const CollectiveOptions& o,
+                   CollectivePlan& p) {
+  const auto& topo = platform.topology();
+  const auto& cost = platform.cost_model();
   const std::size_t n = p.ranks.size();
   const bool a2a = p.op == CollectiveOp::AllToAll;
   if (a2a && n * (n - 1) > detail::kMaxConcurrentFlows)
@@ -353,10 +358,20 @@ void plan_pairwise(const topology::Topology& topo, const calibration::CostModel&
   p.model = o.model == PlanModel::Auto ? PlanModel::Step : o.model;
   p.chunk = {a2a ? p.size.value / static_cast<double>(n) : p.size.value};
   p.latency = cost.nccl_base_latency;
+  const bool multi = node_count(topo, p.ranks) > 1;
+  bool all_nvlink = true;
+  for (const Connection& h : p.connections) all_nvlink = all_nvlink && over_nvlink_only(platform, h);
+  const double step = nccl_p2p_chunk(multi, all_nvlink, 8 * o.chain_chunk.value);
+  p.p2p_op_channels = nccl_p2p_op_channels(p.chunk.value, n, p.nccl, multi, step, o.p2p.nccl_version);
   for (const Connection& h : p.connections) {
     const Seconds lat = cost.nccl_base_latency + detail::step_latency(cost, h, nvl);
     p.latency = std::max(p.latency, lat);
-    detail::add_transfer(p.transfers, h, p.chunk, lat, {}, std::string(to_string(p.op)));
+    const std::size_t t =
+        detail::add_transfer(p.transfers, h, p.chunk, lat, {}, std::string(to_string(p.op)));
+    if (const double cta = nvlink_cta_rate(platform, h); cta > 0) {
+      p.transfers[t].rate_cap = {p.p2p_op_channels * cta};
+      p.p2p_cta_gbs = cta / 1e9;
+    }
   }
 }
 
@@ -536,7 +551,7 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
       p.nccl = search.nccl;
       nccl_p2p_channels(platform, ranks, p.nccl);
     }
-    if (ranks.size() > 1 && size.value > 0) plan_pairwise(topo, cost, cache, options, p);
+    if (ranks.size() > 1 && size.value > 0) plan_pairwise(platform, cache, options, p);
     return p;
   }
   build_rings(platform, cache, options, p);

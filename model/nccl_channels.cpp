@@ -220,4 +220,61 @@ void nccl_p2p_channels(const Platform& platform, const std::vector<topology::Dev
               " per peer";
 }
 
+int nccl_p2p_op_channels(double bytes, std::size_t ranks, const NcclChannels& c, bool multi_node, double step,
+                         int nccl_version) {
+  int max = std::max(1, c.p2p_per_peer), min = max;
+  const long n_ranks = static_cast<long>(ranks);
+  // 2.14-2.17 always, 2.18-2.19 within one server: nChannelsMin halved until one channel per operation,
+  // nChannelsMax until at most 4 ("avoid overloading channels with 8+ operations"); 2.20 on: only the
+  // first, everywhere.
+  const bool old_rules = nccl_version < 22000 && (nccl_version < 21800 || !multi_node);
+  if (nccl_version >= 22000 || old_rules)
+    while (min * n_ranks > c.p2p && min > 1) min /= 2;
+  if (old_rules)
+    while (max * n_ranks > 4L * c.p2p && max > 1) max /= 2;
+  if (bytes <= 0) return 1;
+  const double min_part = multi_node && nccl_version >= 22000 ? step / 2 : step / 8;
+  const double max_part = multi_node ? step : step * 32;
+  int n = static_cast<int>(std::min<double>(min, std::ceil(bytes / min_part)));
+  double part = std::max(min_part, std::ceil(bytes / n));
+  while (part > max_part && n <= max / 2) {
+    n *= 2;
+    part = std::ceil(bytes / n);
+  }
+  return n;
+}
+
+namespace {
+
+/// The rate of one NVLink of every link `hop`'s P2P route crosses (the least), bytes per second; 0
+/// where a link of the route is not NVLink.
+double one_nvlink_rate(const Platform& platform, const Connection& hop) {
+  if (hop.transport != Transport::P2p) return 0;
+  const auto& topo = platform.topology();
+  if (topo.device(hop.src).node != topo.device(hop.dst).node) return 0;
+  const Route r = platform.route(hop.src, hop.dst, Transport::P2p);
+  double least = 0;
+  for (const Crossing& x : r.crossings) {
+    if (x.link >= topo.links().size() || topo.links()[x.link].kind != LinkKind::NvLink) return 0;
+    const double one = platform.links()[x.link].bandwidth.value / std::max(1, topo.links()[x.link].width);
+    least = least == 0 ? one : std::min(least, one);
+  }
+  return least;
+}
+
+}  // namespace
+
+double nccl_p2p_chunk(bool multi_node, bool all_nvlink, double simple_buffer) {
+  const double chunk = multi_node || !all_nvlink ? 128.0 * 1024 : 512.0 * 1024;
+  return simple_buffer > 0 ? std::min(chunk, simple_buffer / 8) : chunk;
+}
+
+bool over_nvlink_only(const Platform& platform, const Connection& hop) {
+  return one_nvlink_rate(platform, hop) > 0;
+}
+
+double nvlink_cta_rate(const Platform& platform, const Connection& hop) {
+  return one_nvlink_rate(platform, hop) / 2;
+}
+
 }  // namespace rigsim::model

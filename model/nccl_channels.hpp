@@ -53,4 +53,29 @@ NcclChannels nccl_channels_from_graph(int graph_channels, double speed_gbs, int 
 void nccl_p2p_channels(const Platform& platform, const std::vector<topology::DeviceId>& ranks,
                        NcclChannels& c);
 
+/// The channels NCCL splits one send (or recv) of `bytes` over (enqueue.cc scheduleP2pTasksToPlan with
+/// calcP2pChunkSize, from 2.23 addP2pToPlan): it starts from nChannelsMin = p2pnChannelsPerPeer halved
+/// until nChannelsMin x ranks <= p2pnChannels, at most one channel per minimum part (step / 8; from 2.20
+/// step / 2 across servers), and doubles while a part exceeds 32 steps (one step across servers), up to
+/// nChannelsMax = p2pnChannelsPerPeer (2.14-2.19: halved until nChannelsMax x ranks <= 4 x
+/// p2pnChannels; 2.18-2.19 apply both halvings within one server only). `step`: comm->p2pChunkSize
+/// (nccl_p2p_chunk); `nccl_version` as 22105 for 2.21.5. Needs c.p2p and c.p2p_per_peer
+/// (nccl_p2p_channels).
+int nccl_p2p_op_channels(double bytes, std::size_t ranks, const NcclChannels& c, bool multi_node, double step,
+                         int nccl_version);
+
+/// NCCL's comm->p2pChunkSize, bytes (init.cc, 2.18-2.29): NCCL_P2P_NET_CHUNKSIZE 128 KiB across servers,
+/// NCCL_P2P_NVL_CHUNKSIZE 512 KiB where every GPU pair is NVLink, else NCCL_P2P_PCI_CHUNKSIZE 128 KiB;
+/// at most the Simple buffer (NCCL_BUFFSIZE, `simple_buffer` bytes) over NCCL_STEPS 8.
+double nccl_p2p_chunk(bool multi_node, bool all_nvlink, double simple_buffer);
+
+/// Whether `hop` is a P2P route over NVLink links only (NCCL's NVL path class).
+bool over_nvlink_only(const Platform& platform, const Connection& hop);
+
+/// What one thread block (NCCL channel) of a send moves over `hop`, bytes per second, where the hop is
+/// NVLink all the way: half of one NVLink's rate ("we need to launch 2 CTAs per NVLink in order to
+/// saturate the BW for large messages", NCCL maintainer, NVIDIA/nccl#1703). 0 on any other hop, where
+/// no source bounds a block.
+double nvlink_cta_rate(const Platform& platform, const Connection& hop);
+
 }  // namespace rigsim::model

@@ -50,6 +50,10 @@ struct Transfer {
   /// HostCopy only: the host end uses the memory of this device's NUMA node instead of the device end's
   /// own (Platform::route). A staged GPU-to-GPU copy reads its H2D leg from the buffer its D2H leg wrote.
   std::optional<topology::DeviceId> host_memory_near;
+  /// The most this transfer's sender moves, in payload bytes per second (0: no limit of its own): the
+  /// thread blocks NCCL gives a send/recv over NVLink (collectives.cpp: plan_pairwise). The engine takes
+  /// the lower of it and the route's own per-transfer limit (Route::flow_cap).
+  BytesPerSecond rate_cap;
 };
 
 /// A compute task: `duration` seconds on `device`'s stream `stream`, after `after`.

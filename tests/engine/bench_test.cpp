@@ -145,6 +145,38 @@ TEST(BenchClosedForm, AllGatherBusbwApproachesTheLinkRate) {
   EXPECT_NEAR(o.seconds, expected, 0.02 * expected) << closed("(n-1)/n·S/B", expected, o.seconds);
 }
 
+TEST(BenchClosedForm, SendRecvOverNvlinkMovesAtItsChannelsThreadBlocks) {
+  // A send is split over nccl_p2p_op_channels(S) channels, one thread block each, and a block moves half
+  // of one NVLink (NVIDIA/nccl#1703): on the A100 NVSwitch (12 links of 20 GB/s) 10 GB/s per block.
+  // 2 ranks at 128 MiB: 16 channels, 160 GB/s, below the links' 240; at 1 GiB 32 channels, the links.
+  const Platform p(layout_from_text(testing::kEightOnNvswitch), testing::round_cost_model());
+  const std::vector<topology::DeviceId> pair = {p.topology().gpus()[0], p.topology().gpus()[1]};
+  const Outcome small = run(p, CollectiveOp::SendRecv, 128.0 * 1024 * 1024, PlanModel::Step, pair);
+  ASSERT_EQ(small.plan.p2p_op_channels, 16);
+  const double cta = nvlink_cta_rate(p, small.plan.connections.at(0));
+  const Route r = p.route(pair[0], pair[1], Transport::P2p);
+  EXPECT_NEAR(cta, r.bottleneck.value / 12 / 2, 1e-6 * cta);
+  const double lat = small.plan.latency.value + r.latency.value - r.setup.value;
+  const double expected = lat + 128.0 * 1024 * 1024 / (16 * cta);
+  EXPECT_NEAR(small.seconds, expected, 0.01 * expected) << closed("lat + S/(16·B_link/2)", expected, small.seconds);
+  const Outcome large = run(p, CollectiveOp::SendRecv, kGiB, PlanModel::Step, pair);
+  ASSERT_EQ(large.plan.p2p_op_channels, 32);
+  const double link = lat + kGiB / r.bottleneck.value;
+  EXPECT_NEAR(large.seconds, link, 0.01 * link) << closed("lat + S/B_links", link, large.seconds);
+  // Busbw never falls as the size grows.
+  double last = 0;
+  for (double s = 1 << 20; s <= kGiB; s *= 2) {
+    const double bw = run(p, CollectiveOp::SendRecv, s, PlanModel::Step, pair).busbw;
+    EXPECT_GE(bw, last * 0.999) << s << " B";
+    last = bw;
+  }
+  // Over PCIe no block limit applies (no source bounds one): the P2P route's rate.
+  const Platform pcie(layout_from_text(testing::kFourBehindOneUplink), testing::round_cost_model());
+  const Outcome o = run(pcie, CollectiveOp::SendRecv, kGiB, PlanModel::Step);
+  EXPECT_EQ(o.plan.p2p_cta_gbs, 0.0);
+  for (const Transfer& t : o.plan.transfers) EXPECT_EQ(t.rate_cap.value, 0.0);
+}
+
 /// Step-level and steady-state plans of the same collective, on large sizes.
 void expect_models_agree(const Platform& p, CollectiveOp op, CollectiveOptions o = {},
                          double tolerance = 0.03) {

@@ -149,6 +149,43 @@ TEST(NcclChannels, SendRecvChannelsFollowTheCollectivesAndNvlinkLinks) {
   EXPECT_EQ(pcie.p2p_per_peer, 2);
 }
 
+TEST(NcclChannels, OneSendIsSplitOverChannelsBySize) {
+  // enqueue.cc (calcP2pChunkSize; addP2pToPlan from 2.23): nChannelsMin = per peer halved until
+  // min x ranks <= p2p; n = min(nChannelsMin, ceil(S / (step/8))); doubled while S / n > 32 steps, up to
+  // the per-peer count. A DGX A100: p2p 32, per peer 32, step 512 KiB (all NVLink).
+  NcclChannels c;
+  c.p2p = 32;
+  c.p2p_per_peer = 32;
+  const double step = nccl_p2p_chunk(false, true, 4.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(step, 512.0 * 1024);
+  const double MiB = 1024.0 * 1024;
+  // 2 ranks: min 16 (32 x 2 > 32).
+  EXPECT_EQ(nccl_p2p_op_channels(256 * 1024, 2, c, false, step, 22105), 4);  // 256 KiB / 64 KiB
+  EXPECT_EQ(nccl_p2p_op_channels(128 * MiB, 2, c, false, step, 22105), 16);  // 8 MiB parts <= 16 MiB
+  EXPECT_EQ(nccl_p2p_op_channels(256 * MiB, 2, c, false, step, 22105), 16);  // 16 MiB, not above
+  EXPECT_EQ(nccl_p2p_op_channels(512 * MiB, 2, c, false, step, 22105), 32);  // 32 MiB > 16: doubled
+  // 8 ranks: min 4; 128 MiB: 32 MiB parts -> 8 channels of 16 MiB; 1 GiB: 32.
+  EXPECT_EQ(nccl_p2p_op_channels(128 * MiB, 8, c, false, step, 22105), 8);
+  EXPECT_EQ(nccl_p2p_op_channels(1024 * MiB, 8, c, false, step, 22105), 32);
+  // 2.14-2.19 within a server also halve the max until max x ranks <= 4 x p2p: 8 ranks -> 16.
+  EXPECT_EQ(nccl_p2p_op_channels(1024 * MiB, 8, c, false, step, 21803), 16);
+  // 2.18-2.19 skip both halvings across servers: min stays 32 (the max) whatever the ranks.
+  EXPECT_EQ(nccl_p2p_op_channels(1024 * MiB, 8, c, true, 128 * 1024, 21803), 32);
+  // Across servers from 2.20: 128 KiB steps, parts of 64 KiB to 128 KiB: 1 MiB on 2 ranks -> 16 at 64 KiB.
+  EXPECT_EQ(nccl_p2p_op_channels(1 * MiB, 2, c, true, 128 * 1024, 22105), 16);
+  // Never fewer channels for more bytes.
+  int last = 0;
+  for (double s = 1024; s <= 4096 * MiB; s *= 2) {
+    const int n = nccl_p2p_op_channels(s, 2, c, false, step, 22105);
+    EXPECT_GE(n, last) << s << " B";
+    last = n;
+  }
+  // The step: 128 KiB across servers or off NVLink; at most NCCL_BUFFSIZE / 8.
+  EXPECT_DOUBLE_EQ(nccl_p2p_chunk(true, true, 4.0 * MiB), 128.0 * 1024);
+  EXPECT_DOUBLE_EQ(nccl_p2p_chunk(false, false, 4.0 * MiB), 128.0 * 1024);
+  EXPECT_DOUBLE_EQ(nccl_p2p_chunk(false, true, 1.0 * MiB), 128.0 * 1024);
+}
+
 // ---- NCCL_GRAPH_FILE -----------------------------------------------------------------------------
 
 std::string write_graph(const std::string& name, const std::string& channels, int nchannels,
