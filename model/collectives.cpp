@@ -339,8 +339,9 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
 /// alltoall (every rank sends S/n to every other, all at once: ncclGroupStart + n x send/recv) and
 /// sendrecv (rank i sends S to rank i+1, as nccl-tests does). One flow per pair in both models.
 /// Over NVLink a flow moves at most its thread blocks' rate: NCCL splits each send over
-/// nccl_p2p_op_channels(bytes) channels, one thread block each, and a block moves half an NVLink
-/// (nvlink_cta_rate), so a send of few channels leaves the links idle (Transfer::rate_cap).
+/// nccl_p2p_op_channels(bytes) channels, one thread block each, and a block moves what NCCL gives one
+/// of its channels (nvlink_cta_rate), so a send of few channels leaves the links idle
+/// (Transfer::rate_cap).
 void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, const CollectiveOptions& o,
                    CollectivePlan& p) {
   const auto& topo = platform.topology();
@@ -368,7 +369,7 @@ void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, con
     p.latency = std::max(p.latency, lat);
     const std::size_t t =
         detail::add_transfer(p.transfers, h, p.chunk, lat, {}, std::string(to_string(p.op)));
-    if (const double cta = nvlink_cta_rate(platform, h); cta > 0) {
+    if (const double cta = nvlink_cta_rate(p.nccl); cta > 0 && over_nvlink_only(platform, h)) {
       p.transfers[t].rate_cap = {p.p2p_op_channels * cta};
       p.p2p_cta_gbs = cta / 1e9;
     }

@@ -65,8 +65,10 @@ double ring_share_gbs(const Platform& pf, const std::vector<std::vector<Connecti
 }
 
 /// connect.cc's step on a ring graph of `g` channels at `s` GB/s (see nccl_channels()).
-NcclChannels connect(NcclChannels out, int g, double s, int min_sm, bool multi_node, int min_channels,
-                     int max_channels);
+/// `path_gbs`: the bandwidth the search found for all rings together (0: g x s), which sets
+/// NcclChannels::block_gbs.
+NcclChannels connect(NcclChannels out, int g, double s, double path_gbs, int min_sm, bool multi_node,
+                     int min_channels, int max_channels);
 
 }  // namespace
 
@@ -143,7 +145,8 @@ NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vect
     g = dup;
     out.reason += ", doubled to " + std::to_string(g) + " at " + fixed(s, 1) + " GB/s";
   }
-  return connect(out, g, s, min_sm, multi_node, min_channels, max_channels);
+  const double path = std::isfinite(b) && b > 0 ? b * static_cast<double>(rings.size()) : 0.0;
+  return connect(out, g, s, path, min_sm, multi_node, min_channels, max_channels);
 }
 
 NcclChannels nccl_channels_from_graph(int graph_channels, double speed_gbs, int min_sm, bool multi_node,
@@ -151,18 +154,20 @@ NcclChannels nccl_channels_from_graph(int graph_channels, double speed_gbs, int 
   NcclChannels out;
   out.reason = "NCCL_GRAPH_FILE: " + std::to_string(graph_channels) + " ring channel(s) at " +
                fixed(speed_gbs, 1) + " GB/s (a loaded graph is neither searched nor doubled by the search)";
-  return connect(out, std::max(1, graph_channels), speed_gbs, min_sm, multi_node, min_channels, max_channels);
+  return connect(out, std::max(1, graph_channels), speed_gbs, 0.0, min_sm, multi_node, min_channels,
+                 max_channels);
 }
 
 namespace {
 
-NcclChannels connect(NcclChannels out, int g, double s, int min_sm, bool multi_node, int min_channels,
-                     int max_channels) {
+NcclChannels connect(NcclChannels out, int g, double s, double path_gbs, int min_sm, bool multi_node,
+                     int min_channels, int max_channels) {
   // connect.cc: every channel is duplicated; Hopper across nodes doubles again below 16 when the
   // intra-node speed exceeds 45 GB/s; then NCCL_MAX_NCHANNELS, then NCCL_MIN_NCHANNELS (copies).
   int comm = std::min(kMaxChannels, 2 * g);
   if (multi_node && min_sm >= 90 && s > 45.0 && comm < 16) comm = std::min(kMaxChannels, 2 * comm);
   out.reason += "; " + std::to_string(comm) + " channels after connect.cc's duplication";
+  out.block_gbs = (path_gbs > 0 ? path_gbs : g * s) / comm;
   const int capped = std::clamp(std::min(comm, max_channels), 1, kMaxChannels);
   if (capped != comm) out.reason += ", " + std::to_string(capped) + " under NCCL_MAX_NCHANNELS";
   comm = capped;
@@ -244,37 +249,22 @@ int nccl_p2p_op_channels(double bytes, std::size_t ranks, const NcclChannels& c,
   return n;
 }
 
-namespace {
-
-/// The rate of one NVLink of every link `hop`'s P2P route crosses (the least), bytes per second; 0
-/// where a link of the route is not NVLink.
-double one_nvlink_rate(const Platform& platform, const Connection& hop) {
-  if (hop.transport != Transport::P2p) return 0;
-  const auto& topo = platform.topology();
-  if (topo.device(hop.src).node != topo.device(hop.dst).node) return 0;
-  const Route r = platform.route(hop.src, hop.dst, Transport::P2p);
-  double least = 0;
-  for (const Crossing& x : r.crossings) {
-    if (x.link >= topo.links().size() || topo.links()[x.link].kind != LinkKind::NvLink) return 0;
-    const double one = platform.links()[x.link].bandwidth.value / std::max(1, topo.links()[x.link].width);
-    least = least == 0 ? one : std::min(least, one);
-  }
-  return least;
-}
-
-}  // namespace
-
 double nccl_p2p_chunk(bool multi_node, bool all_nvlink, double simple_buffer) {
   const double chunk = multi_node || !all_nvlink ? 128.0 * 1024 : 512.0 * 1024;
   return simple_buffer > 0 ? std::min(chunk, simple_buffer / 8) : chunk;
 }
 
 bool over_nvlink_only(const Platform& platform, const Connection& hop) {
-  return one_nvlink_rate(platform, hop) > 0;
+  const auto& topo = platform.topology();
+  if (hop.transport != Transport::P2p || topo.device(hop.src).node != topo.device(hop.dst).node) return false;
+  const Route r = platform.route(hop.src, hop.dst, Transport::P2p);
+  for (const Crossing& x : r.crossings)
+    if (x.link >= topo.links().size() || topo.links()[x.link].kind != LinkKind::NvLink) return false;
+  return !r.crossings.empty();
 }
 
-double nvlink_cta_rate(const Platform& platform, const Connection& hop) {
-  return one_nvlink_rate(platform, hop) / 2;
+double nvlink_cta_rate(const NcclChannels& c) {
+  return c.block_gbs * 1e9;
 }
 
 }  // namespace rigsim::model

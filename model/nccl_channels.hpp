@@ -18,6 +18,10 @@ struct NcclChannels {
   int graph = 1;         // the ring graph's channels after the search and ncclTopoDupChannels
   double graph_gbs = 0;  // its per-channel speed (bwIntra), GB/s: what tuning.cc multiplies by `graph`
   int comm = 2;          // channels the collectives run on (comm->nChannels)
+  /// What one channel's thread block carries where NCCL's channels fill the links its search found:
+  /// the graph's speed x its channels over the channels connect.cc makes of them, before
+  /// NCCL_MIN/MAX_NCHANNELS (GB/s).
+  double block_gbs = 0;
   int p2p = 0;           // send/recv channels (comm->p2pnChannels; 0 until nccl_p2p_channels ran)
   int p2p_per_peer = 0;  // of which one peer may use (comm->p2pnChannelsPerPeer)
   std::string reason;    // how the count came about, for people
@@ -72,10 +76,12 @@ double nccl_p2p_chunk(bool multi_node, bool all_nvlink, double simple_buffer);
 /// Whether `hop` is a P2P route over NVLink links only (NCCL's NVL path class).
 bool over_nvlink_only(const Platform& platform, const Connection& hop);
 
-/// What one thread block (NCCL channel) of a send moves over `hop`, bytes per second, where the hop is
-/// NVLink all the way: half of one NVLink's rate ("we need to launch 2 CTAs per NVLink in order to
-/// saturate the BW for large messages", NCCL maintainer, NVIDIA/nccl#1703). 0 on any other hop, where
-/// no source bounds a block.
-double nvlink_cta_rate(const Platform& platform, const Connection& hop);
+/// What one thread block (one NCCL channel) moves over NVLink, bytes per second: c.block_gbs, the share
+/// of the bandwidth NCCL's ring search found that each of the channels it runs the rings on carries.
+/// On a DGX A100 12 x 20 GB/s over 24 channels = 10 GB/s, an NCCL maintainer's "we need to launch 2 CTAs
+/// per NVLink in order to saturate the BW for large messages" (NVIDIA/nccl#1703) with 20 GB/s NVLinks;
+/// on an HGX H100 12 x 30 / 24 = 15 GB/s, what NCCL's 24 ring channels ("24 coll channels", NCCL's log
+/// on a p5.48xlarge) must each move for the 366 GB/s that 4x H100 rings measure.
+double nvlink_cta_rate(const NcclChannels& c);
 
 }  // namespace rigsim::model

@@ -146,16 +146,17 @@ TEST(BenchClosedForm, AllGatherBusbwApproachesTheLinkRate) {
 }
 
 TEST(BenchClosedForm, SendRecvOverNvlinkMovesAtItsChannelsThreadBlocks) {
-  // A send is split over nccl_p2p_op_channels(S) channels, one thread block each, and a block moves half
-  // of one NVLink (NVIDIA/nccl#1703): on the A100 NVSwitch (12 links of 20 GB/s) 10 GB/s per block.
-  // 2 ranks at 128 MiB: 16 channels, 160 GB/s, below the links' 240; at 1 GiB 32 channels, the links.
+  // A send is split over nccl_p2p_op_channels(S) channels, one thread block each, and a block moves the
+  // share of the links' bandwidth each of NCCL's ring channels carries: here 12 NVLinks of 25 GB/s
+  // (the round cost model), 300 GB/s over 32 ring channels = 9.375 GB/s (NVIDIA/nccl#1703: 2 CTAs per
+  // NVLink). 2 ranks at 128 MiB: 16 channels, 150 GB/s, half the links; at 1 GiB 32 channels, the links.
   const Platform p(layout_from_text(testing::kEightOnNvswitch), testing::round_cost_model());
   const std::vector<topology::DeviceId> pair = {p.topology().gpus()[0], p.topology().gpus()[1]};
   const Outcome small = run(p, CollectiveOp::SendRecv, 128.0 * 1024 * 1024, PlanModel::Step, pair);
   ASSERT_EQ(small.plan.p2p_op_channels, 16);
-  const double cta = nvlink_cta_rate(p, small.plan.connections.at(0));
+  const double cta = nvlink_cta_rate(small.plan.nccl);
   const Route r = p.route(pair[0], pair[1], Transport::P2p);
-  EXPECT_NEAR(cta, r.bottleneck.value / 12 / 2, 1e-6 * cta);
+  EXPECT_NEAR(cta, r.bottleneck.value / small.plan.nccl.comm, 1e-6 * cta) << small.plan.nccl.reason;
   const double lat = small.plan.latency.value + r.latency.value - r.setup.value;
   const double expected = lat + 128.0 * 1024 * 1024 / (16 * cta);
   EXPECT_NEAR(small.seconds, expected, 0.01 * expected) << closed("lat + S/(16·B_link/2)", expected, small.seconds);
