@@ -395,6 +395,29 @@ TEST(BenchCatalog, WiderLinksAndP2pNeverLowerBusbw) {
 }
 
 
+/// Every catalog layout: a sendrecv between the first two GPUs never loses busbw as it grows (NCCL gives
+/// a larger send as many channels or more, nccl_p2p_op_channels), and the thread blocks' limit never
+/// takes it above the pair's own P2P route.
+TEST(BenchCatalog, SendRecvNeverSlowsAsItGrows) {
+  if (find_layout({""}).empty()) GTEST_SKIP() << "no catalog layouts in " << catalog();
+  for (const auto& e : std::filesystem::directory_iterator(catalog())) {
+    if (e.path().extension() != ".json") continue;
+    const Platform p(topology::load_layout(e.path().string()), calibration::default_cost_model());
+    const auto gpus = p.topology().gpus();
+    if (gpus.size() < 2) continue;
+    const std::vector<topology::DeviceId> pair = {gpus[0], gpus[1]};
+    double last = 0;
+    for (double s = 1 << 20; s <= kGiB; s *= 8) {
+      const Outcome o = run(p, CollectiveOp::SendRecv, s, PlanModel::Auto, pair);
+      EXPECT_GE(o.busbw, last * 0.999) << e.path().filename() << " at " << s << " B";
+      last = o.busbw;
+      const Connection& c = o.plan.connections.at(0);
+      EXPECT_LE(o.busbw, p.route(c.src, c.dst, c.transport).bottleneck.value / 1e9 * 1.001)
+          << e.path().filename() << " at " << s << " B";
+    }
+  }
+}
+
 // ---- protocols (LL / LL128 / Simple) and NICs ------------------------------------------------
 
 /// An 8 B ring all_reduce runs NCCL's LL protocol on connections already set up: LL base + 2(n-1) x
