@@ -369,7 +369,8 @@ void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, con
     p.latency = std::max(p.latency, lat);
     const std::size_t t =
         detail::add_transfer(p.transfers, h, p.chunk, lat, {}, std::string(to_string(p.op)));
-    if (const double cta = nvlink_cta_rate(p.nccl); cta > 0 && over_nvlink_only(platform, h)) {
+    // Within one server only: across servers NCCL's rings (and so its channels' figure) are the network's.
+    if (const double cta = nvlink_cta_rate(p.nccl); cta > 0 && !multi && over_nvlink_only(platform, h)) {
       p.transfers[t].rate_cap = {p.p2p_op_channels * cta};
       p.p2p_cta_gbs = cta / 1e9;
     }

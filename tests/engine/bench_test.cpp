@@ -418,6 +418,22 @@ TEST(BenchCatalog, SendRecvNeverSlowsAsItGrows) {
   }
 }
 
+/// Across servers no thread-block limit applies to send/recv: NCCL's channels there follow the
+/// network's rings, so their figure says nothing about a block on NVLink.
+TEST(BenchCatalog, SendRecvAcrossServersHasNoBlockLimit) {
+  const std::string dgx = find_layout({"dgx-a100"});
+  if (dgx.empty()) GTEST_SKIP() << "no DGX A100 layout in " << catalog();
+  const Platform nodes(topology::read_layout(dgx, 2), calibration::default_cost_model());
+  const CollectivePlan a2a =
+      plan_collective(nodes, CollectiveOp::AllToAll, nodes.topology().gpus(), Bytes{kGiB}, {});
+  ASSERT_FALSE(a2a.transfers.empty());
+  for (const Transfer& t : a2a.transfers) EXPECT_EQ(t.rate_cap.value, 0.0) << t.tag;
+  // The same server alone: its NVLink sends are limited.
+  const Platform one(topology::load_layout(dgx), calibration::default_cost_model());
+  const CollectivePlan alone = plan_collective(one, CollectiveOp::AllToAll, one.topology().gpus(), Bytes{kGiB}, {});
+  EXPECT_GT(alone.transfers.at(0).rate_cap.value, 0.0);
+}
+
 // ---- protocols (LL / LL128 / Simple) and NICs ------------------------------------------------
 
 /// An 8 B ring all_reduce runs NCCL's LL protocol on connections already set up: LL base + 2(n-1) x
