@@ -436,7 +436,17 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
         "NVLS needs an all_reduce within one server whose GPUs (Hopper or newer) reach each other through "
         "an NVLink4+ NVSwitch; NCCL would report \"no algorithm/protocol available\"");
   if (o.algorithm == Algorithm::Nvls && !o.nvls_enable) fail("NVLS was asked for but NCCL_NVLS_ENABLE=0");
+  // NVLS runs Simple only (tuning.cc skips NVLS with LL/LL128), and rigsim's tree too (NCCL's Tree LL and
+  // LL128 are not modelled): another protocol leaves the ring.
+  const bool simple = !o.protocol || *o.protocol == Protocol::Simple;
+  if (o.algorithm == Algorithm::Nvls && !simple)
+    fail("NVLS runs only the Simple protocol, not " + std::string(to_string(*o.protocol)) +
+         "; NCCL would report \"no algorithm/protocol available\"");
+  if (o.algorithm == Algorithm::Tree && !simple)
+    fail("rigsim runs the tree with the Simple protocol only (NCCL's Tree " +
+         std::string(to_string(*o.protocol)) + " is not modelled); use --algo ring or --proto Simple");
   if (o.algorithm) return *o.algorithm;
+  if (!simple) return Algorithm::Ring;
   return p.op == CollectiveOp::AllReduce ? choose_all_reduce(topo, cost, o, p, nodes, nvl) : Algorithm::Ring;
 }
 

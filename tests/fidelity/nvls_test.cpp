@@ -67,6 +67,35 @@ TEST(Nvls, NcclChoiceSmallSizesStayOnTheRingAndTheSwitchCanBeTurnedOff) {
   EXPECT_EQ(plan_collective(p, CollectiveOp::AllGather, gpus, Bytes{1e9}).algorithm, Algorithm::Ring);
 }
 
+TEST(Nvls, AnotherProtocolThanSimpleLeavesTheRing) {
+  // tuning.cc skips NVLS for LL and LL128 (it runs Simple only), so NCCL_PROTO=LL or LL128 on an H200
+  // box runs the ring; the same size with the default protocols is NVLS. Asking for NVLS with LL is
+  // NCCL's "no algorithm/protocol available", and rigsim's tree runs Simple only.
+  const Platform p = h200_box();
+  const auto gpus = p.topology().gpus();
+  const double s = 1024.0 * 1024 * 1024;
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}).algorithm, Algorithm::Nvls);
+  for (Protocol proto : {Protocol::LL, Protocol::LL128}) {
+    CollectiveOptions o;
+    o.protocol = proto;
+    const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, o);
+    EXPECT_EQ(plan.algorithm, Algorithm::Ring) << to_string(proto);
+    EXPECT_EQ(plan.protocol, proto);
+    o.algorithm = Algorithm::Nvls;
+    EXPECT_THROW(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, o), InputError);
+    o.algorithm = Algorithm::Tree;
+    EXPECT_THROW(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, o), InputError);
+  }
+  // LL moves 8 data bytes per 16-byte line: on the ring it is at least twice Simple's time.
+  CollectiveOptions ll, simple;
+  ll.protocol = Protocol::LL;
+  simple.protocol = Protocol::Simple;
+  simple.nvls_enable = false;
+  const double t_ll = seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, ll));
+  const double t_simple = seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, simple));
+  EXPECT_GE(t_ll, 2 * t_simple * 0.99) << "LL " << t_ll << " s, Simple " << t_simple << " s";
+}
+
 TEST(Nvls, TwoGpusGetNvlsOnlyFromNccl2287) {
   // NCCL's nvls.cc: "gpuCount <= 2" turns NVLS off up to 2.28.3, "gpuCount < 2" from 2.28.7.
   const Platform p = h200_box();
