@@ -19,8 +19,8 @@ struct NcclChannels {
   double graph_gbs = 0;  // its per-channel speed (bwIntra), GB/s: what tuning.cc multiplies by `graph`
   int comm = 2;          // channels the collectives run on (comm->nChannels)
   /// What one channel's thread block carries where NCCL's channels fill the links its search found:
-  /// the graph's speed x its channels over the channels connect.cc makes of them, before
-  /// NCCL_MIN/MAX_NCHANNELS (GB/s).
+  /// the path's bandwidth in NCCL's figures (all rings together; a loaded graph: channels x speed) over
+  /// the channels connect.cc makes, before NCCL_MIN/MAX_NCHANNELS (GB/s).
   double block_gbs = 0;
   int p2p = 0;           // send/recv channels (comm->p2pnChannels; 0 until nccl_p2p_channels ran)
   int p2p_per_peer = 0;  // of which one peer may use (comm->p2pnChannelsPerPeer)
@@ -78,10 +78,10 @@ bool over_nvlink_only(const Platform& platform, const Connection& hop);
 
 /// What one thread block (one NCCL channel) moves over NVLink, bytes per second: c.block_gbs, the share
 /// of the bandwidth NCCL's ring search found that each of the channels it runs the rings on carries.
-/// On a DGX A100 12 x 20 GB/s over 24 channels = 10 GB/s, an NCCL maintainer's "we need to launch 2 CTAs
-/// per NVLink in order to saturate the BW for large messages" (NVIDIA/nccl#1703) with 20 GB/s NVLinks;
-/// on an HGX H100 12 x 30 / 24 = 15 GB/s, what NCCL's 24 ring channels ("24 coll channels", NCCL's log
-/// on a p5.48xlarge) must each move for the 366 GB/s that 4x H100 rings measure.
+/// On a DGX A100 240 GB/s over 24 channels = 10 GB/s, an NCCL maintainer's "we need to launch 2 CTAs per
+/// NVLink in order to saturate the BW for large messages" (NVIDIA/nccl#1703) with 20 GB/s NVLinks; on an
+/// HGX H100 370.8 / 24 = 15.5 GB/s, what NCCL's 24 ring channels ("24 coll channels", NCCL's log on a
+/// p5.48xlarge) must each move for the 366 GB/s that 4x H100 rings measure.
 double nvlink_cta_rate(const NcclChannels& c);
 
 }  // namespace rigsim::model

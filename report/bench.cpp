@@ -193,7 +193,9 @@ nlohmann::json bench_json(const Platform& platform, const BenchOptions& o, const
   if (res.largest.algorithm == Algorithm::Pairwise && res.largest.nccl.p2p > 0)
     j["channels"] = {{"nccl", res.largest.nccl.comm},
                      {"p2p", res.largest.nccl.p2p},
-                     {"p2p_per_peer", res.largest.nccl.p2p_per_peer}};
+                     {"p2p_per_peer", res.largest.nccl.p2p_per_peer},
+                     {"send_channels", res.largest.p2p_op_channels},
+                     {"channel_gbs_nvlink", res.largest.p2p_cta_gbs}};
   j["connections"] = nlohmann::json::array();
   for (const auto& c : res.largest.connections)
     j["connections"].push_back({{"src", topo.device(c.src).name},

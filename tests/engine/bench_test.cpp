@@ -171,6 +171,16 @@ TEST(BenchClosedForm, SendRecvOverNvlinkMovesAtItsChannelsThreadBlocks) {
     EXPECT_GE(bw, last * 0.999) << s << " B";
     last = bw;
   }
+  // bench's report names them: the text's *why* and the JSON's channels.
+  BenchOptions bo;
+  bo.op = CollectiveOp::SendRecv;
+  bo.gpus = pair;
+  bo.sweep = {128ull << 20, 128ull << 20, 2, 0};
+  const BenchResult br = run_bench(p, engine::run, bo);
+  EXPECT_NE(report::bench_text(p, bo, br).find("each send on 16 at this size"), std::string::npos);
+  const auto j = report::bench_json(p, bo, br);
+  EXPECT_EQ(j["channels"]["send_channels"], 16);
+  EXPECT_NEAR(j["channels"]["channel_gbs_nvlink"].get<double>(), cta / 1e9, 1e-9);
   // Over PCIe no block limit applies (no source bounds one): the P2P route's rate.
   const Platform pcie(layout_from_text(testing::kFourBehindOneUplink), testing::round_cost_model());
   const Outcome o = run(pcie, CollectiveOp::SendRecv, kGiB, PlanModel::Step);
