@@ -361,7 +361,7 @@ void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, con
   p.latency = cost.nccl_base_latency;
   const bool multi = node_count(topo, p.ranks) > 1;
   bool all_nvlink = true;
-  for (const Connection& h : p.connections) all_nvlink = all_nvlink && over_nvlink_only(platform, h);
+  for (const Connection& h : p.connections) all_nvlink = all_nvlink && over_nvlink_only(h);
   const double step = nccl_p2p_chunk(multi, all_nvlink, 8 * o.chain_chunk.value);
   p.p2p_op_channels = nccl_p2p_op_channels(p.chunk.value, n, p.nccl, multi, step, o.p2p.nccl_version);
   for (const Connection& h : p.connections) {
@@ -370,7 +370,7 @@ void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, con
     const std::size_t t =
         detail::add_transfer(p.transfers, h, p.chunk, lat, {}, std::string(to_string(p.op)));
     // Within one server only: across servers NCCL's rings (and so its channels' figure) are the network's.
-    if (const double cta = nvlink_cta_rate(p.nccl); cta > 0 && !multi && over_nvlink_only(platform, h)) {
+    if (const double cta = nvlink_cta_rate(p.nccl); cta > 0 && !multi && over_nvlink_only(h)) {
       p.transfers[t].rate_cap = {p.p2p_op_channels * cta};
       p.p2p_cta_gbs = cta / 1e9;
     }

@@ -254,13 +254,9 @@ double nccl_p2p_chunk(bool multi_node, bool all_nvlink, double simple_buffer) {
   return simple_buffer > 0 ? std::min(chunk, simple_buffer / 8) : chunk;
 }
 
-bool over_nvlink_only(const Platform& platform, const Connection& hop) {
-  const auto& topo = platform.topology();
-  if (hop.transport != Transport::P2p || topo.device(hop.src).node != topo.device(hop.dst).node) return false;
-  const Route r = platform.route(hop.src, hop.dst, Transport::P2p);
-  for (const Crossing& x : r.crossings)
-    if (x.link >= topo.links().size() || topo.links()[x.link].kind != LinkKind::NvLink) return false;
-  return !r.crossings.empty();
+bool over_nvlink_only(const Connection& hop) {
+  return hop.transport == Transport::P2p &&
+         (hop.path == topology::PathClass::NVL || hop.path == topology::PathClass::NVB);
 }
 
 double nvlink_cta_rate(const NcclChannels& c) {

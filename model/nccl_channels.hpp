@@ -73,8 +73,9 @@ int nccl_p2p_op_channels(double bytes, std::size_t ranks, const NcclChannels& c,
 /// at most the Simple buffer (NCCL_BUFFSIZE, `simple_buffer` bytes) over NCCL_STEPS 8.
 double nccl_p2p_chunk(bool multi_node, bool all_nvlink, double simple_buffer);
 
-/// Whether `hop` is a P2P route over NVLink links only (NCCL's NVL path class).
-bool over_nvlink_only(const Platform& platform, const Connection& hop);
+/// Whether `hop` is P2P over NVLink links only: NCCL's NVL or NVB path class (Topology::nvlink_path
+/// gives those classes to NVLink-only paths, directly, through an NVSwitch or through one GPU).
+bool over_nvlink_only(const Connection& hop);
 
 /// What one thread block (one NCCL channel) moves over NVLink, bytes per second: c.block_gbs, the share
 /// of the bandwidth NCCL's ring search found that each of the channels it runs the rings on carries.
