@@ -288,10 +288,11 @@ ModelChoice nic_model(PciId id, long speed_mbps, int link_gen) {
 }
 
 ModelChoice nvswitch_model(int sm, int gpu_nvlink_gen) {
-  const std::string_view by_sm = sm == 70   ? "nvswitch-gen1"
-                                 : sm == 80 ? "nvswitch-gen2"
-                                 : sm == 90 ? "nvswitch-gen3"
-                                            : "";
+  const std::string_view by_sm = sm == 70    ? "nvswitch-gen1"
+                                 : sm == 80  ? "nvswitch-gen2"
+                                 : sm == 90  ? "nvswitch-gen3"
+                                 : sm == 100 ? "nvswitch-gen4"
+                                             : "";
   if (!by_sm.empty() && find_nvswitch(by_sm)) return {std::string(by_sm), ""};
   for (const NvSwitchSpec& s : nvswitch_catalog())
     if (s.nvlink_gen == gpu_nvlink_gen)

@@ -64,6 +64,25 @@ TEST(Measurements, MetricPerTest) {
   EXPECT_EQ(metric_of(m.series[4], m.series[4].points[0]).unit, "GB/s");
 }
 
+// Some sources publish only nccl-tests' in-place columns (Azure's benchmarking guide keeps the in-place
+// busbw alone): such a point is compared on them; a point with neither run is still an error.
+TEST(Measurements, InPlaceColumnsAloneAreAPoint) {
+  json d = sample();
+  d["series"][0]["points"] = json::parse(R"([{"bytes": 1024, "in_place_busbw_gbs": 0.06},
+                                               {"bytes": 8, "in_place_time_us": 30.5}])");
+  const Measurements m = measurements_from_json(d, "m.json");
+  const Metric busbw = metric_of(m.series[0], m.series[0].points[0]);
+  EXPECT_EQ(busbw.name, "busbw");
+  EXPECT_DOUBLE_EQ(busbw.value, 0.06);
+  const Metric time = metric_of(m.series[0], m.series[0].points[1]);
+  EXPECT_EQ(time.name, "time");
+  EXPECT_DOUBLE_EQ(time.value, 30.5);
+  EXPECT_FALSE(time.higher_is_faster);
+  EXPECT_EQ(to_json(m), d);
+  d["series"][0]["points"] = json::parse(R"([{"bytes": 1024}])");
+  EXPECT_NE(error_of(d).find("/series/0/points/0: a collective point needs"), std::string::npos) << error_of(d);
+}
+
 TEST(Measurements, MistakesAreLocated) {
   json d = sample();
   d["schema"] = "rigsim-measurements/2";

@@ -118,7 +118,7 @@ TEST(Catalog, KeysThatLayoutsUseArePresent) {
         "connectx-7-400g", "intel-x540-10g", "intel-x550-10g", "intel-i350-1g", "aquantia-aqc107-10g"}) {
     EXPECT_NE(find_nic(key), nullptr) << key;
   }
-  for (const char* key : {"nvswitch-gen1", "nvswitch-gen2", "nvswitch-gen3"}) {
+  for (const char* key : {"nvswitch-gen1", "nvswitch-gen2", "nvswitch-gen3", "nvswitch-gen4"}) {
     EXPECT_NE(find_nvswitch(key), nullptr) << key;
   }
 }
@@ -427,6 +427,8 @@ TEST(NvSwitches, GenerationsGrowInPortsAndMatchNvlinkRates) {
   }
   EXPECT_EQ(find_nvswitch("nvswitch-gen2")->nvlink_gen, find_gpu("a100-sxm4-80gb")->nvlink_gen);
   EXPECT_EQ(find_nvswitch("nvswitch-gen3")->nvlink_gen, find_gpu("h100-sxm5")->nvlink_gen);
+  EXPECT_EQ(find_nvswitch("nvswitch-gen4")->nvlink_gen, find_gpu("b200")->nvlink_gen);
+  EXPECT_EQ(find_nvswitch("nvswitch-gen4")->link_gbs, find_gpu("b200")->nvlink_link_gbs);
 }
 
 }  // namespace

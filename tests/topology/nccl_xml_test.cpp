@@ -184,6 +184,28 @@ TEST(NcclXmlRoundTrip, NvswitchBaseboard) {
   EXPECT_EQ(back.pcie_path(gpu(back, 0), gpu(back, 2)).smi, "NODE");
 }
 
+// A B200 baseboard (NVLink5, two NVLink Switch chips) comes back with the switch of its generation and
+// the NVLink5 rate: 18 links x 50 GB/s per direction per GPU, not the H100 switch's 25 GB/s per link.
+TEST(NcclXmlRoundTrip, B200BaseboardKeepsItsNvlink5Switch) {
+  std::string text = kNvswitch;
+  const auto replace_all = [&text](const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace_all("a100-sxm4-40gb", "b200");
+  replace_all("\"nvswitch-gen2\", \"chips\": 6, \"links_per_gpu\": 12",
+              "\"nvswitch-gen4\", \"chips\": 2, \"links_per_gpu\": 18");
+  const Topology original = from_json(text.c_str());
+  const Topology back = round_trip(original);
+  expect_same_connectivity(original, back);
+  EXPECT_EQ(smi(back, 0, 7), "NV18");
+  ASSERT_EQ(back.of_kind(DeviceKind::NvSwitch).size(), 1u);
+  EXPECT_EQ(back.device(back.of_kind(DeviceKind::NvSwitch)[0]).model, "nvswitch-gen4");
+  const auto path = back.nvlink_path(gpu(back, 0), gpu(back, 7));
+  ASSERT_TRUE(path.has_value());
+  EXPECT_DOUBLE_EQ(back.link(path->links.front()).bandwidth.value, 18 * 50e9);
+}
+
 TEST(NcclXmlRoundTrip, GeforceNvlinkBridge) {
   const Topology original = from_json(kGeforceBridge);
   const Topology back = round_trip(original);
@@ -414,7 +436,8 @@ TEST(NcclXmlDumps, ProteusDgx1NvlinkUnderPlx) {
   EXPECT_EQ(t.pcie_path(gpu(t, 0), gpu(t, 1)).smi, "PIX");  // same PEX 9765
   EXPECT_EQ(t.device(gpu(t, 0)).model, "v100-sxm2-32gb");   // 10de:1db5
   ASSERT_EQ(t.nics().size(), 2u);
-  EXPECT_DOUBLE_EQ(t.device(t.nics()[0]).nic_rate.value * 8 / 1e9, 600);  // speed="600000" kept as NCCL reads it
+  EXPECT_DOUBLE_EQ(t.device(t.nics()[0]).nic_rate.value * 8 / 1e9,
+                   600);  // speed="600000" kept as NCCL reads it
 }
 
 TEST(NcclXmlDumps, Issue2397A100PcieOnTwoSockets) {
