@@ -116,9 +116,10 @@ model::BenchOptions bench_options(const BenchCli& o, const topology::Topology& t
   b.gpus_per_thread = o.gpus_per_thread;
   b.collective.model = *model::parse_plan_model(o.model);
   if (o.algo != "auto")
-    b.collective.algorithm = o.algo == "ring"   ? model::Algorithm::Ring
-                             : o.algo == "nvls" ? model::Algorithm::Nvls
-                                                : model::Algorithm::Tree;
+    b.collective.algorithm = o.algo == "ring"       ? model::Algorithm::Ring
+                             : o.algo == "nvls"     ? model::Algorithm::Nvls
+                             : o.algo == "nvlstree" ? model::Algorithm::NvlsTree
+                                                    : model::Algorithm::Tree;
   if (o.proto != "auto") b.collective.protocol = model::parse_protocol(o.proto);
   b.collective.root = static_cast<std::size_t>(o.root);
   b.collective.p2p.disable = o.p2p_disable;
@@ -183,8 +184,8 @@ void add_bench(CLI::App& app, Action& action) {
   add_nccl_version_option(cmd, opt->nccl_version);
   cmd->add_option("--model", opt->model, "step (every ring step), steady (one flow per edge), auto (by size)")
       ->check(CLI::IsMember({"auto", "step", "steady"}));
-  cmd->add_option("--algo", opt->algo, "all_reduce algorithm, like NCCL_ALGO: auto, ring, tree, nvls")
-      ->check(CLI::IsMember({"auto", "ring", "tree", "nvls"}));
+  cmd->add_option("--algo", opt->algo, "all_reduce algorithm, like NCCL_ALGO: auto, ring, tree, nvls, nvlstree")
+      ->check(CLI::IsMember({"auto", "ring", "tree", "nvls", "nvlstree"}));
   cmd->add_option("--proto", opt->proto,
                   "ring/chain protocol, like NCCL_PROTO: auto (NCCL's tuning model), LL, LL128, Simple")
       ->check(CLI::IsMember({"auto", "LL", "LL128", "Simple"}));

@@ -395,8 +395,8 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
 /// same bus bandwidth B (channels x the slowest hop) for both: ring 2(n-1)/n·S/B per protocol, tree
 /// S/(0.5·0.92·B).
 Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::CostModel& cost,
-                            const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes,
-                            bool nvl) {
+                            detail::ConnectionCache& cache, const CollectiveOptions& o, const CollectivePlan& p,
+                            std::size_t nodes, bool nvl) {
   if (nodes < 2) {
     if (!o.nvls_enable || !detail::nvls_supported(topo, cost, o, p, nodes)) return Algorithm::Ring;
     // NCCL compares NVLS+Simple with the ring's best protocol; both on the ring's Simple bus bandwidth
@@ -416,11 +416,18 @@ Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::C
   const double tree =
       detail::tree_latency(cost, p.ranks.size(), nodes, lat).value +
       p.size.value / (0.5 * cost.nccl_tree_bw_ratio * bus);  // a tree all_reduce moves the data twice
-  return tree < rp.time[proto_index(rp.chosen)].value ? Algorithm::Tree : Algorithm::Ring;
+  const double ring = rp.time[proto_index(rp.chosen)].value;
+  // NVLS_TREE where every server has NVLS (NCCL 2.18 and later), on NCCL's estimate for it.
+  if (o.nvls_enable && detail::nvls_tree_supported(topo, cost, o, p, nodes)) {
+    const double nvls_tree = detail::nvls_tree_time(topo, cost, cache, p);
+    if (nvls_tree < std::min(tree, ring)) return Algorithm::NvlsTree;
+  }
+  return tree < ring ? Algorithm::Tree : Algorithm::Ring;
 }
 
 Algorithm pick_algorithm(const topology::Topology& topo, const calibration::CostModel& cost,
-                         const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes, bool nvl) {
+                         detail::ConnectionCache& cache, const CollectiveOptions& o, const CollectivePlan& p,
+                         std::size_t nodes, bool nvl) {
   if (p.op == CollectiveOp::AllToAll || p.op == CollectiveOp::SendRecv) {
     if (o.algorithm && *o.algorithm != Algorithm::Pairwise)
       fail(std::string(to_string(p.op)) + " uses pairwise send/recv, not " +
@@ -436,10 +443,17 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
         "NVLS needs an all_reduce within one server whose GPUs (Hopper or newer) reach each other through "
         "an NVLink4+ NVSwitch; NCCL would report \"no algorithm/protocol available\"");
   if (o.algorithm == Algorithm::Nvls && !o.nvls_enable) fail("NVLS was asked for but NCCL_NVLS_ENABLE=0");
+  if (o.algorithm == Algorithm::NvlsTree && !detail::nvls_tree_supported(topo, cost, o, p, nodes))
+    fail(
+        "NVLS_TREE needs an all_reduce across servers (NCCL 2.18 or later) whose servers each hold the same "
+        "number of GPUs, every server's GPUs able to run NVLS (Hopper or newer on an NVLink4+ NVSwitch); NCCL "
+        "would report \"no algorithm/protocol available\"");
+  if (o.algorithm == Algorithm::NvlsTree && !o.nvls_enable)
+    fail("NVLS_TREE was asked for but NCCL_NVLS_ENABLE=0");
   // NVLS runs Simple only (tuning.cc skips NVLS with LL/LL128), and rigsim's tree too (NCCL's Tree LL and
   // LL128 are not modelled): another protocol leaves the ring.
   const bool simple = !o.protocol || *o.protocol == Protocol::Simple;
-  if (o.algorithm == Algorithm::Nvls && !simple)
+  if ((o.algorithm == Algorithm::Nvls || o.algorithm == Algorithm::NvlsTree) && !simple)
     fail("NVLS runs only the Simple protocol, not " + std::string(to_string(*o.protocol)) +
          "; NCCL would report \"no algorithm/protocol available\"");
   if (o.algorithm == Algorithm::Tree && !simple)
@@ -447,7 +461,8 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
          std::string(to_string(*o.protocol)) + " is not modelled); use --algo ring or --proto Simple");
   if (o.algorithm) return *o.algorithm;
   if (!simple) return Algorithm::Ring;
-  return p.op == CollectiveOp::AllReduce ? choose_all_reduce(topo, cost, o, p, nodes, nvl) : Algorithm::Ring;
+  return p.op == CollectiveOp::AllReduce ? choose_all_reduce(topo, cost, cache, o, p, nodes, nvl)
+                                         : Algorithm::Ring;
 }
 
 }  // namespace
@@ -489,6 +504,8 @@ std::string_view to_string(Algorithm a) {
       return "pairwise";
     case Algorithm::Nvls:
       return "nvls";
+    case Algorithm::NvlsTree:
+      return "nvlstree";
   }
   return "?";
 }
@@ -554,7 +571,7 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
   p.latency = cost.nccl_base_latency;
   detail::ConnectionCache cache(platform, options.p2p, ranks);
   if (op == CollectiveOp::AllToAll || op == CollectiveOp::SendRecv) {
-    p.algorithm = pick_algorithm(topo, cost, options, p, 1, false);
+    p.algorithm = pick_algorithm(topo, cost, cache, options, p, 1, false);
     if (ranks.size() > 1) {
       // NCCL's send/recv channels follow from the collectives' count, which the ring search sets.
       CollectivePlan search;
@@ -569,11 +586,13 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
   build_rings(platform, cache, options, p);
   const bool nvl = detail::intra_is_nvlink(topo, p.connections);
   const std::size_t nodes = node_count(topo, ranks);
-  p.algorithm = pick_algorithm(topo, cost, options, p, nodes, nvl);
+  p.algorithm = pick_algorithm(topo, cost, cache, options, p, nodes, nvl);
   p.model = detail::resolve_model(options, ranks.size(), 0);
   if (ranks.size() < 2 || size.value <= 0) return p;
   if (p.algorithm == Algorithm::Nvls) {
     detail::plan_nvls(topo, cost, cache, p);
+  } else if (p.algorithm == Algorithm::NvlsTree) {
+    detail::plan_nvls_tree(topo, cost, cache, p);
   } else if (p.algorithm == Algorithm::Tree) {
     detail::plan_tree(platform, cache, options, p);
   } else if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) {

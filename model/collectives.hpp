@@ -30,7 +30,10 @@ namespace rigsim::model {
 enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
 /// Nvls: NVLink SHARP all_reduce — the NVSwitch reduces (multimem.ld_reduce) and multicasts
 /// (multimem.st); one server, Hopper and newer GPUs on an NVLink4+ NVSwitch (NCCL's NVLS algorithm).
-enum class Algorithm { Ring, Tree, Pairwise, Nvls };
+/// NvlsTree: NCCL's NVLS_TREE across servers (NCCL 2.18 and later) — NVLS inside each server, and each
+/// GPU, head of its shard, exchanges the server's partial sum with the same GPU of the other servers
+/// over its NIC (a tree of the servers).
+enum class Algorithm { Ring, Tree, Pairwise, Nvls, NvlsTree };
 enum class PlanModel { Auto, Step, Steady };
 /// NCCL's protocols (nccl.md §d.5): LL (8-byte flag per 8 bytes of data, lowest latency, half the
 /// bandwidth), LL128 (8 flag bytes per 128-byte line, NVLink machines only) and Simple (full bandwidth,

@@ -1,6 +1,7 @@
 // NVLS (NVLink SHARP) all_reduce: where NCCL enables it, NCCL's time estimate per release, and the plan
 // (the NVSwitch reduces each shard and multicasts the result). Split from collectives.cpp.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -33,6 +34,15 @@ double nvls_model_time(const calibration::CostModel& cost, const CollectivePlan&
   return cost.nccl_nvls_latency.value + p.size.value / (bus * n / (2 * (n - 1)));
 }
 
+/// The fastest entry of NCCL's search speed table with (n+1) x speed within the GPU's NVLink bandwidth
+/// `per_gpu_bw` (bytes/s): the speed of one NVLS channel (head) of n GPUs (nvls_graph_time). 0: none.
+double nvls_head_speed(const topology::Topology& topo, const std::vector<DeviceId>& ranks, double per_gpu_bw) {
+  const auto n = static_cast<double>(ranks.size());
+  for (double s : nccl_speed_table(min_sm(topo, ranks), false))
+    if ((n + 1) * s * 1e9 <= per_gpu_bw * (1 + 1e-9)) return s * 1e9;
+  return 0;
+}
+
 /// NCCL up to 2.27 (tuning.cc at v2.18.3 ... v2.27.7): NVLS's bandwidth is its graph's channels x
 /// speed x 5/6. The NVLS search (search.cc ncclTopoSearchTryNvls) runs one channel per GPU (min = max
 /// = n within a server), each pulling `speed` from every GPU through the NVSwitch and twice that from
@@ -41,15 +51,53 @@ double nvls_model_time(const calibration::CostModel& cost, const CollectivePlan&
 /// the newer model (23 us up to 2.20, 25 us after; the 2 us are not modelled).
 double nvls_graph_time(const topology::Topology& topo, const calibration::CostModel& cost,
                        const CollectivePlan& p, double per_gpu_bw) {
-  const auto n = static_cast<double>(p.ranks.size());
-  for (double s : nccl_speed_table(min_sm(topo, p.ranks), false))
-    if ((n + 1) * s * 1e9 <= per_gpu_bw * (1 + 1e-9))
-      return cost.nccl_nvls_latency.value + p.size.value / (n * s * 1e9 * 5.0 / 6.0);
-  return std::numeric_limits<double>::infinity();
+  const double s = nvls_head_speed(topo, p.ranks, per_gpu_bw);
+  if (!(s > 0)) return std::numeric_limits<double>::infinity();
+  return cost.nccl_nvls_latency.value + p.size.value / (static_cast<double>(p.ranks.size()) * s * 5.0 / 6.0);
 }
 
 /// The first NCCL release whose NVLS time model uses nvlsEfficiency (2.28.3; 2.27.7 has the graph model).
 constexpr int kNvlsEfficiencyModel = 22803;
+/// The first NCCL release with NVLS_TREE (src/graph/tuning.cc: absent at v2.17.1, present at v2.18.1).
+constexpr int kNvlsTreeFirst = 21801;
+
+/// The ranks of `ranks` per server, in rank order; servers in the order their first rank appears.
+std::vector<std::vector<DeviceId>> ranks_by_node(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+  std::vector<std::vector<DeviceId>> out;
+  std::vector<int> nodes;
+  for (DeviceId r : ranks) {
+    const int node = topo.device(r).node;
+    const auto it = std::find(nodes.begin(), nodes.end(), node);
+    if (it == nodes.end()) {
+      nodes.push_back(node);
+      out.push_back({r});
+    } else {
+      out[static_cast<std::size_t>(it - nodes.begin())].push_back(r);
+    }
+  }
+  return out;
+}
+
+/// NCCL's NVLS_TREE latency (tuning.cc at v2.23.4): NVLS's inside the server plus 2 log2(servers) (log2i,
+/// rounded down) network steps of the Simple protocol.
+Seconds nvls_tree_latency(const calibration::CostModel& cost, std::size_t servers) {
+  return {cost.nccl_nvls_latency.value +
+          2 * std::floor(std::log2(static_cast<double>(servers))) * cost.nccl_step_latency_net.value};
+}
+
+/// NVLS's flows among `ranks` (one server): one per ordered GPU pair through the non-blocking switch,
+/// nvls_pair_factor x S each, after `latency`.
+void add_nvls_flows(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
+                    const std::vector<DeviceId>& ranks, CollectivePlan& p) {
+  const std::size_t n = ranks.size();
+  const Bytes pair{p.size.value * nvls_pair_factor(n, cost.nccl_nvls_efficiency[arch_row(topo, ranks)])};
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const Connection& h = p.connections.emplace_back(cache.get(ranks[i], ranks[j]));
+      add_transfer(p.transfers, h, pair, p.latency, {}, "all_reduce nvls");
+    }
+}
 
 }  // namespace
 
@@ -101,12 +149,69 @@ void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cos
   p.latency = cost.nccl_nvls_latency;
   p.connections.clear();
   p.chunk = {p.size.value * nvls_pair_factor(n, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)])};
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      if (i == j) continue;
-      const Connection& h = p.connections.emplace_back(cache.get(p.ranks[i], p.ranks[j]));
-      add_transfer(p.transfers, h, p.chunk, p.latency, {}, "all_reduce nvls");
+  add_nvls_flows(topo, cost, cache, p.ranks, p);
+}
+
+/// NVLS_TREE where NCCL enables it: across servers, NCCL 2.18 or later, the same GPU count on every
+/// server, and each server's GPUs able to run NVLS among themselves.
+bool nvls_tree_supported(const topology::Topology& topo, const calibration::CostModel& cost,
+                         const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes) {
+  if (p.op != CollectiveOp::AllReduce || nodes < 2 || o.p2p.nccl_version < kNvlsTreeFirst) return false;
+  const auto servers = ranks_by_node(topo, p.ranks);
+  for (const auto& on : servers) {
+    if (on.size() != servers.front().size()) return false;
+    CollectivePlan local;
+    local.op = CollectiveOp::AllReduce;
+    local.ranks = on;
+    if (!nvls_supported(topo, cost, o, local, 1)) return false;
+  }
+  return true;
+}
+
+/// NCCL's estimate for NVLS_TREE (tuning.cc at v2.23.4): the NVLS graph's n channels (one head per GPU)
+/// each at bw = min(bwIntra, bwInter) — bwInter halved beyond 2 servers, where a tree's inner server
+/// sends to two children — times 5/6; latency NVLS's 25 us inside the server plus
+/// 2 log2(servers) x the network's Simple step (14 us). On the simulated rates: bwIntra the NVLS head
+/// speed of the GPU's NVLink bandwidth (nvls_head_speed), bwInter the head's NIC route.
+double nvls_tree_time(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
+                      const CollectivePlan& p) {
+  const auto servers = ranks_by_node(topo, p.ranks);
+  const auto& first = servers.front();
+  const double intra = nvls_head_speed(topo, first, cache.get(first[0], first[1]).rate.value);
+  if (!(intra > 0)) return std::numeric_limits<double>::infinity();
+  double inter = std::numeric_limits<double>::infinity();
+  for (std::size_t h = 0; h < first.size(); ++h) inter = std::min(inter, cache.get(first[h], servers[1][h]).rate.value);
+  const double bw = std::min(intra, servers.size() <= 2 ? inter : inter / 2);
+  return nvls_tree_latency(cost, servers.size()).value + p.size.value / (static_cast<double>(first.size()) * bw * 5.0 / 6.0);
+}
+
+/// NVLS_TREE: NVLS inside every server (each GPU ends up holding its server's partial sum of its shard
+/// S/n, and multicasts the final one), and the shards' tree across the servers over each GPU's NIC. A
+/// double binary tree puts S/n on each head's NIC per direction between 2 servers and 2S/n beyond (an
+/// inner server of one tree receives from two children and sends to two); rigsim carries that load as
+/// one flow per GPU index to the same GPU of the next server, all at once after NCCL's latency term.
+void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
+                    CollectivePlan& p) {
+  const auto servers = ranks_by_node(topo, p.ranks);
+  const std::size_t per = servers.front().size();
+  const std::size_t flows = servers.size() * (per * (per - 1) + per);
+  if (flows > kMaxConcurrentFlows)
+    throw InputError("", "",
+                     "NVLS_TREE on " + std::to_string(p.ranks.size()) + " GPUs is " + std::to_string(flows) +
+                         " concurrent flows; rigsim simulates at most " + std::to_string(kMaxConcurrentFlows));
+  p.protocol = Protocol::Simple;
+  p.model = PlanModel::Steady;
+  p.latency = nvls_tree_latency(cost, servers.size());
+  p.connections.clear();
+  p.chunk = {p.size.value * nvls_pair_factor(per, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)])};
+  for (const auto& on : servers) add_nvls_flows(topo, cost, cache, on, p);
+  const Bytes shard{p.size.value / static_cast<double>(per) * (servers.size() <= 2 ? 1.0 : 2.0)};
+  for (std::size_t k = 0; k < servers.size(); ++k) {
+    for (std::size_t h = 0; h < per; ++h) {
+      const Connection& c = p.connections.emplace_back(cache.get(servers[k][h], servers[(k + 1) % servers.size()][h]));
+      add_transfer(p.transfers, c, shard, p.latency, {}, "all_reduce nvls tree (network)");
     }
+  }
 }
 
 }  // namespace rigsim::model::detail

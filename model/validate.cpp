@@ -129,7 +129,7 @@ class Validator {
 
   static std::string latency_key(const BenchRow& row) {
     if (row.host_bound) return "nccl_launch_per_gpu";
-    if (row.algorithm == Algorithm::Nvls) return "nccl_nvls_latency";
+    if (row.algorithm == Algorithm::Nvls || row.algorithm == Algorithm::NvlsTree) return "nccl_nvls_latency";
     switch (row.protocol) {
       case Protocol::LL:
         return "nccl_ll_base_latency";

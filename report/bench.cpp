@@ -76,6 +76,8 @@ std::string channel_words(const CollectivePlan& p) {
     return std::to_string(p.nccl.comm) + " NCCL channel(s) on " + std::to_string(p.channels) + " simulated " +
            (p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "chain(s)" : "ring(s)");
   if (p.algorithm == Algorithm::Nvls) return "one flow per GPU pair through the NVSwitch";
+  if (p.algorithm == Algorithm::NvlsTree)
+    return "one flow per GPU pair through each server's NVSwitch and one per GPU to the next server";
   if (p.algorithm == Algorithm::Tree) return std::to_string(p.channels) + " tree(s)";
   if (p.algorithm == Algorithm::Pairwise)
     return std::to_string(p.connections.size()) + " send/recv flow(s) (NCCL: " + std::to_string(p.nccl.p2p) +
@@ -117,6 +119,11 @@ std::string why(const Platform& platform, const BenchResult& res) {
     out +=
         "# NVLS: the NVSwitch reduces each GPU's shard (multimem.ld_reduce) and multicasts the result\n"
         "#   (multimem.st): every GPU sends and receives S(n+1)/n over its NVLinks, not 2(n-1)/n S\n";
+  } else if (p.algorithm == Algorithm::NvlsTree) {
+    out +=
+        "# NVLS tree: NVLS inside each server (S(n+1)/n per GPU over its NVLinks); each GPU, head of its\n"
+        "#   shard, sends the server's partial sum up a tree of the servers over its NIC and receives the\n"
+        "#   result: S/n per NIC and direction between 2 servers, 2S/n beyond\n";
   } else if (p.algorithm == Algorithm::Tree) {
     out +=
         "# Trees: two binary trees over the servers (the second mirrored or shifted), each carrying half\n"

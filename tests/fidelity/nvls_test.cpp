@@ -9,6 +9,7 @@
 #include "model/collectives.hpp"
 #include "tests/model/sim_fixture.hpp"
 #include "topology/layout_json.hpp"
+#include "topology/read_layout.hpp"
 
 namespace rigsim::model {
 namespace {
@@ -153,6 +154,108 @@ TEST(Nvls, HigherSwitchEfficiencyNeverSlower) {
     force.algorithm = Algorithm::Nvls;
     const double t = seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{1e9}, force));
     EXPECT_LE(t, last * 1.0001) << "efficiency " << eff;
+    last = t;
+  }
+}
+
+
+// ---- NVLS_TREE across servers (NCCL 2.18 and later) --------------------------------------------------
+
+/// `servers` DGX H100s (catalog hgx-h100) joined by their ConnectX-7s.
+Platform h100_cluster(int servers) {
+  return Platform(topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/hgx-h100.json", servers),
+                  calibration::default_cost_model());
+}
+
+/// The rates the closed forms use: a GPU's NVLink rate through its server's switch, and the network route
+/// of GPU 0 to GPU 0 of the next server (its NIC).
+struct ClusterRates {
+  double nvlink, nic;
+};
+ClusterRates rates_of(const CollectivePlan& plan) {
+  ClusterRates r{0, 0};
+  for (const Connection& c : plan.connections)
+    (c.transport == Transport::Net ? r.nic : r.nvlink) = c.rate.value;
+  return r;
+}
+
+TEST(NvlsTree, TwoServersClosedForm) {
+  // NVLS inside each server (S(n+1)/n per GPU over its NVLinks, divided by nvlsEfficiency) at the same
+  // time as each GPU's shard crossing its NIC (S/n per direction between 2 servers); NCCL's latency term
+  // is NVLS's 25 us + 2 log2(2) x 14 us.
+  const Platform p = h100_cluster(2);
+  const auto gpus = p.topology().gpus();
+  const double s = 4.0 * 1024 * 1024 * 1024, n = 8;
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s});
+  ASSERT_EQ(plan.algorithm, Algorithm::NvlsTree);
+  const ClusterRates r = rates_of(plan);
+  ASSERT_GT(r.nvlink, 0);
+  ASSERT_GT(r.nic, 0);
+  const double eff = p.cost_model().nccl_nvls_efficiency[2];
+  const double lat = p.cost_model().nccl_nvls_latency.value + 2 * p.cost_model().nccl_step_latency_net.value;
+  EXPECT_NEAR(plan.latency.value, lat, 1e-12);
+  const double expected = lat + std::max(s * (n + 1) / n / (eff * r.nvlink), s / n / r.nic);
+  expect_closed_form("lat + max(S(n+1)/n / (eff B_nvlink), S/n / B_nic)", expected, seconds_of(p, plan), "s");
+  // Above the ring on the same cluster, which carries 2(N-1)/N S over the NICs.
+  CollectiveOptions ring;
+  ring.algorithm = Algorithm::Ring;
+  EXPECT_LT(seconds_of(p, plan), seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, ring)));
+}
+
+TEST(NvlsTree, BeyondTwoServersEachNicCarriesTwiceTheShard) {
+  // An inner server of a double binary tree receives from two children and sends to two: 2S/n per NIC
+  // and direction; the latency term grows by 2 log2(servers) network steps.
+  const Platform p = h100_cluster(4);
+  const auto gpus = p.topology().gpus();
+  const double s = 4.0 * 1024 * 1024 * 1024, n = 8;
+  CollectiveOptions force;
+  force.algorithm = Algorithm::NvlsTree;
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, force);
+  const ClusterRates r = rates_of(plan);
+  const double eff = p.cost_model().nccl_nvls_efficiency[2];
+  const double lat = p.cost_model().nccl_nvls_latency.value + 2 * 2 * p.cost_model().nccl_step_latency_net.value;
+  const double expected = lat + std::max(s * (n + 1) / n / (eff * r.nvlink), 2 * s / n / r.nic);
+  expect_closed_form("lat + max(S(n+1)/n / (eff B_nvlink), 2S/n / B_nic)", expected, seconds_of(p, plan), "s");
+}
+
+TEST(NvlsTree, OnlyWhereNcclRunsIt) {
+  const Platform two = h100_cluster(2);
+  const auto gpus = two.topology().gpus();
+  // Not before NCCL 2.18 (tuning.cc has no NVLS_TREE at v2.17.1), nor with NCCL_NVLS_ENABLE=0.
+  CollectiveOptions old;
+  old.p2p.nccl_version = topology::parse_nccl_version("2.17.1");
+  EXPECT_NE(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{4e9}, old).algorithm, Algorithm::NvlsTree);
+  CollectiveOptions off;
+  off.nvls_enable = false;
+  EXPECT_NE(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{4e9}, off).algorithm, Algorithm::NvlsTree);
+  // Only all_reduce; small sizes keep the ring's low latency.
+  EXPECT_EQ(plan_collective(two, CollectiveOp::AllGather, gpus, Bytes{4e9}).algorithm, Algorithm::Ring);
+  EXPECT_NE(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{1024}).algorithm, Algorithm::NvlsTree);
+  // One server is NVLS, not NVLS_TREE; forcing NVLS_TREE there, on Ampere, or with LL is an error.
+  const Platform one = h100_cluster(1);
+  EXPECT_EQ(plan_collective(one, CollectiveOp::AllReduce, one.topology().gpus(), Bytes{4e9}).algorithm,
+            Algorithm::Nvls);
+  CollectiveOptions force;
+  force.algorithm = Algorithm::NvlsTree;
+  EXPECT_THROW(plan_collective(one, CollectiveOp::AllReduce, one.topology().gpus(), Bytes{4e9}, force), InputError);
+  const Platform a100(topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/dgx-a100.json", 2),
+                      calibration::default_cost_model());
+  EXPECT_NE(plan_collective(a100, CollectiveOp::AllReduce, a100.topology().gpus(), Bytes{4e9}).algorithm,
+            Algorithm::NvlsTree);
+  EXPECT_THROW(plan_collective(a100, CollectiveOp::AllReduce, a100.topology().gpus(), Bytes{4e9}, force), InputError);
+  force.protocol = Protocol::LL;
+  EXPECT_THROW(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{4e9}, force), InputError);
+}
+
+TEST(NvlsTree, MoreServersNeverFaster) {
+  // The same all_reduce over more servers: the NICs carry twice the shard beyond 2 servers and the tree
+  // adds network steps, so it never takes less time.
+  double last = 0;
+  for (int servers : {2, 4, 8}) {
+    const Platform p = h100_cluster(servers);
+    const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{1e9});
+    const double t = seconds_of(p, plan);
+    EXPECT_GE(t, last * 0.9999) << servers << " servers (" << to_string(plan.algorithm) << ")";
     last = t;
   }
 }

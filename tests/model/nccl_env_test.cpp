@@ -43,6 +43,8 @@ TEST(NcclEnv, ModelledKeysSetTheOptionsNcclWould) {
   apply_nccl_env({{"NCCL_P2P_DISABLE", "1"}, {"NCCL_ALGO", "NVLS"}}, o);
   EXPECT_TRUE(o.p2p.disable);
   EXPECT_EQ(o.algorithm, Algorithm::Nvls);
+  apply_nccl_env({{"NCCL_ALGO", "NVLSTree"}}, o);  // NCCL's spelling, any case
+  EXPECT_EQ(o.algorithm, Algorithm::NvlsTree);
 }
 
 TEST(NcclEnv, ALaterSettingWins) {
