@@ -184,7 +184,8 @@ void add_bench(CLI::App& app, Action& action) {
   add_nccl_version_option(cmd, opt->nccl_version);
   cmd->add_option("--model", opt->model, "step (every ring step), steady (one flow per edge), auto (by size)")
       ->check(CLI::IsMember({"auto", "step", "steady"}));
-  cmd->add_option("--algo", opt->algo, "all_reduce algorithm, like NCCL_ALGO: auto, ring, tree, nvls, nvlstree")
+  cmd->add_option("--algo", opt->algo,
+                  "all_reduce algorithm, like NCCL_ALGO: auto, ring, tree, nvls, nvlstree")
       ->check(CLI::IsMember({"auto", "ring", "tree", "nvls", "nvlstree"}));
   cmd->add_option("--proto", opt->proto,
                   "ring/chain protocol, like NCCL_PROTO: auto (NCCL's tuning model), LL, LL128, Simple")

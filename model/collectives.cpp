@@ -395,8 +395,8 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
 /// same bus bandwidth B (channels x the slowest hop) for both: ring 2(n-1)/n·S/B per protocol, tree
 /// S/(0.5·0.92·B).
 Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::CostModel& cost,
-                            detail::ConnectionCache& cache, const CollectiveOptions& o, const CollectivePlan& p,
-                            std::size_t nodes, bool nvl) {
+                            detail::ConnectionCache& cache, const CollectiveOptions& o,
+                            const CollectivePlan& p, std::size_t nodes, bool nvl) {
   if (nodes < 2) {
     if (!o.nvls_enable || !detail::nvls_supported(topo, cost, o, p, nodes)) return Algorithm::Ring;
     // NCCL compares NVLS+Simple with the ring's best protocol; both on the ring's Simple bus bandwidth
@@ -446,7 +446,8 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
   if (o.algorithm == Algorithm::NvlsTree && !detail::nvls_tree_supported(topo, cost, o, p, nodes))
     fail(
         "NVLS_TREE needs an all_reduce across servers (NCCL 2.18 or later) whose servers each hold the same "
-        "number of GPUs, every server's GPUs able to run NVLS (Hopper or newer on an NVLink4+ NVSwitch); NCCL "
+        "number of GPUs, every server's GPUs able to run NVLS (Hopper or newer on an NVLink4+ NVSwitch); "
+        "NCCL "
         "would report \"no algorithm/protocol available\"");
   if (o.algorithm == Algorithm::NvlsTree && !o.nvls_enable)
     fail("NVLS_TREE was asked for but NCCL_NVLS_ENABLE=0");

@@ -121,11 +121,11 @@ void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cos
 bool nvls_tree_supported(const topology::Topology& topo, const calibration::CostModel& cost,
                          const CollectiveOptions& o, const CollectivePlan& p, std::size_t nodes);
 /// NCCL's time estimate for NVLS_TREE all_reduce of plan `p` (tuning.cc, 2.23 form) on the simulated rates.
-double nvls_tree_time(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
-                      const CollectivePlan& p);
+double nvls_tree_time(const topology::Topology& topo, const calibration::CostModel& cost,
+                      ConnectionCache& cache, const CollectivePlan& p);
 /// The NVLS_TREE plan: NVLS inside every server (plan_nvls's flows) and, per GPU index, one flow to the
 /// same GPU of the next server carrying the tree's load on its NIC; Simple protocol, steady model.
-void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
-                    CollectivePlan& p);
+void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel& cost,
+                    ConnectionCache& cache, CollectivePlan& p);
 
 }  // namespace rigsim::model::detail

@@ -36,7 +36,8 @@ double nvls_model_time(const calibration::CostModel& cost, const CollectivePlan&
 
 /// The fastest entry of NCCL's search speed table with (n+1) x speed within the GPU's NVLink bandwidth
 /// `per_gpu_bw` (bytes/s): the speed of one NVLS channel (head) of n GPUs (nvls_graph_time). 0: none.
-double nvls_head_speed(const topology::Topology& topo, const std::vector<DeviceId>& ranks, double per_gpu_bw) {
+double nvls_head_speed(const topology::Topology& topo, const std::vector<DeviceId>& ranks,
+                       double per_gpu_bw) {
   const auto n = static_cast<double>(ranks.size());
   for (double s : nccl_speed_table(min_sm(topo, ranks), false))
     if ((n + 1) * s * 1e9 <= per_gpu_bw * (1 + 1e-9)) return s * 1e9;
@@ -62,7 +63,8 @@ constexpr int kNvlsEfficiencyModel = 22803;
 constexpr int kNvlsTreeFirst = 21801;
 
 /// The ranks of `ranks` per server, in rank order; servers in the order their first rank appears.
-std::vector<std::vector<DeviceId>> ranks_by_node(const topology::Topology& topo, const std::vector<DeviceId>& ranks) {
+std::vector<std::vector<DeviceId>> ranks_by_node(const topology::Topology& topo,
+                                                 const std::vector<DeviceId>& ranks) {
   std::vector<std::vector<DeviceId>> out;
   std::vector<int> nodes;
   for (DeviceId r : ranks) {
@@ -87,8 +89,8 @@ Seconds nvls_tree_latency(const calibration::CostModel& cost, std::size_t server
 
 /// NVLS's flows among `ranks` (one server): one per ordered GPU pair through the non-blocking switch,
 /// nvls_pair_factor x S each, after `latency`.
-void add_nvls_flows(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
-                    const std::vector<DeviceId>& ranks, CollectivePlan& p) {
+void add_nvls_flows(const topology::Topology& topo, const calibration::CostModel& cost,
+                    ConnectionCache& cache, const std::vector<DeviceId>& ranks, CollectivePlan& p) {
   const std::size_t n = ranks.size();
   const Bytes pair{p.size.value * nvls_pair_factor(n, cost.nccl_nvls_efficiency[arch_row(topo, ranks)])};
   for (std::size_t i = 0; i < n; ++i)
@@ -173,16 +175,18 @@ bool nvls_tree_supported(const topology::Topology& topo, const calibration::Cost
 /// sends to two children — times 5/6; latency NVLS's 25 us inside the server plus
 /// 2 log2(servers) x the network's Simple step (14 us). On the simulated rates: bwIntra the NVLS head
 /// speed of the GPU's NVLink bandwidth (nvls_head_speed), bwInter the head's NIC route.
-double nvls_tree_time(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
-                      const CollectivePlan& p) {
+double nvls_tree_time(const topology::Topology& topo, const calibration::CostModel& cost,
+                      ConnectionCache& cache, const CollectivePlan& p) {
   const auto servers = ranks_by_node(topo, p.ranks);
   const auto& first = servers.front();
   const double intra = nvls_head_speed(topo, first, cache.get(first[0], first[1]).rate.value);
   if (!(intra > 0)) return std::numeric_limits<double>::infinity();
   double inter = std::numeric_limits<double>::infinity();
-  for (std::size_t h = 0; h < first.size(); ++h) inter = std::min(inter, cache.get(first[h], servers[1][h]).rate.value);
+  for (std::size_t h = 0; h < first.size(); ++h)
+    inter = std::min(inter, cache.get(first[h], servers[1][h]).rate.value);
   const double bw = std::min(intra, servers.size() <= 2 ? inter : inter / 2);
-  return nvls_tree_latency(cost, servers.size()).value + p.size.value / (static_cast<double>(first.size()) * bw * 5.0 / 6.0);
+  return nvls_tree_latency(cost, servers.size()).value +
+         p.size.value / (static_cast<double>(first.size()) * bw * 5.0 / 6.0);
 }
 
 /// NVLS_TREE: NVLS inside every server (each GPU ends up holding its server's partial sum of its shard
@@ -190,15 +194,16 @@ double nvls_tree_time(const topology::Topology& topo, const calibration::CostMod
 /// double binary tree puts S/n on each head's NIC per direction between 2 servers and 2S/n beyond (an
 /// inner server of one tree receives from two children and sends to two); rigsim carries that load as
 /// one flow per GPU index to the same GPU of the next server, all at once after NCCL's latency term.
-void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
-                    CollectivePlan& p) {
+void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel& cost,
+                    ConnectionCache& cache, CollectivePlan& p) {
   const auto servers = ranks_by_node(topo, p.ranks);
   const std::size_t per = servers.front().size();
   const std::size_t flows = servers.size() * (per * (per - 1) + per);
   if (flows > kMaxConcurrentFlows)
     throw InputError("", "",
                      "NVLS_TREE on " + std::to_string(p.ranks.size()) + " GPUs is " + std::to_string(flows) +
-                         " concurrent flows; rigsim simulates at most " + std::to_string(kMaxConcurrentFlows));
+                         " concurrent flows; rigsim simulates at most " +
+                         std::to_string(kMaxConcurrentFlows));
   p.protocol = Protocol::Simple;
   p.model = PlanModel::Steady;
   p.latency = nvls_tree_latency(cost, servers.size());
@@ -208,7 +213,8 @@ void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel
   const Bytes shard{p.size.value / static_cast<double>(per) * (servers.size() <= 2 ? 1.0 : 2.0)};
   for (std::size_t k = 0; k < servers.size(); ++k) {
     for (std::size_t h = 0; h < per; ++h) {
-      const Connection& c = p.connections.emplace_back(cache.get(servers[k][h], servers[(k + 1) % servers.size()][h]));
+      const Connection& c =
+          p.connections.emplace_back(cache.get(servers[k][h], servers[(k + 1) % servers.size()][h]));
       add_transfer(p.transfers, c, shard, p.latency, {}, "all_reduce nvls tree (network)");
     }
   }

@@ -158,13 +158,13 @@ TEST(Nvls, HigherSwitchEfficiencyNeverSlower) {
   }
 }
 
-
 // ---- NVLS_TREE across servers (NCCL 2.18 and later) --------------------------------------------------
 
 /// `servers` DGX H100s (catalog hgx-h100) joined by their ConnectX-7s.
 Platform h100_cluster(int servers) {
-  return Platform(topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/hgx-h100.json", servers),
-                  calibration::default_cost_model());
+  return Platform(
+      topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/hgx-h100.json", servers),
+      calibration::default_cost_model());
 }
 
 /// The rates the closed forms use: a GPU's NVLink rate through its server's switch, and the network route
@@ -199,7 +199,8 @@ TEST(NvlsTree, TwoServersClosedForm) {
   // Above the ring on the same cluster, which carries 2(N-1)/N S over the NICs.
   CollectiveOptions ring;
   ring.algorithm = Algorithm::Ring;
-  EXPECT_LT(seconds_of(p, plan), seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, ring)));
+  EXPECT_LT(seconds_of(p, plan),
+            seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, ring)));
 }
 
 TEST(NvlsTree, BeyondTwoServersEachNicCarriesTwiceTheShard) {
@@ -213,9 +214,11 @@ TEST(NvlsTree, BeyondTwoServersEachNicCarriesTwiceTheShard) {
   const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, force);
   const ClusterRates r = rates_of(plan);
   const double eff = p.cost_model().nccl_nvls_efficiency[2];
-  const double lat = p.cost_model().nccl_nvls_latency.value + 2 * 2 * p.cost_model().nccl_step_latency_net.value;
+  const double lat =
+      p.cost_model().nccl_nvls_latency.value + 2 * 2 * p.cost_model().nccl_step_latency_net.value;
   const double expected = lat + std::max(s * (n + 1) / n / (eff * r.nvlink), 2 * s / n / r.nic);
-  expect_closed_form("lat + max(S(n+1)/n / (eff B_nvlink), 2S/n / B_nic)", expected, seconds_of(p, plan), "s");
+  expect_closed_form("lat + max(S(n+1)/n / (eff B_nvlink), 2S/n / B_nic)", expected, seconds_of(p, plan),
+                     "s");
 }
 
 TEST(NvlsTree, OnlyWhereNcclRunsIt) {
@@ -224,10 +227,12 @@ TEST(NvlsTree, OnlyWhereNcclRunsIt) {
   // Not before NCCL 2.18 (tuning.cc has no NVLS_TREE at v2.17.1), nor with NCCL_NVLS_ENABLE=0.
   CollectiveOptions old;
   old.p2p.nccl_version = topology::parse_nccl_version("2.17.1");
-  EXPECT_NE(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{4e9}, old).algorithm, Algorithm::NvlsTree);
+  EXPECT_NE(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{4e9}, old).algorithm,
+            Algorithm::NvlsTree);
   CollectiveOptions off;
   off.nvls_enable = false;
-  EXPECT_NE(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{4e9}, off).algorithm, Algorithm::NvlsTree);
+  EXPECT_NE(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{4e9}, off).algorithm,
+            Algorithm::NvlsTree);
   // Only all_reduce; small sizes keep the ring's low latency.
   EXPECT_EQ(plan_collective(two, CollectiveOp::AllGather, gpus, Bytes{4e9}).algorithm, Algorithm::Ring);
   EXPECT_NE(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{1024}).algorithm, Algorithm::NvlsTree);
@@ -237,12 +242,15 @@ TEST(NvlsTree, OnlyWhereNcclRunsIt) {
             Algorithm::Nvls);
   CollectiveOptions force;
   force.algorithm = Algorithm::NvlsTree;
-  EXPECT_THROW(plan_collective(one, CollectiveOp::AllReduce, one.topology().gpus(), Bytes{4e9}, force), InputError);
-  const Platform a100(topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/dgx-a100.json", 2),
-                      calibration::default_cost_model());
+  EXPECT_THROW(plan_collective(one, CollectiveOp::AllReduce, one.topology().gpus(), Bytes{4e9}, force),
+               InputError);
+  const Platform a100(
+      topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/dgx-a100.json", 2),
+      calibration::default_cost_model());
   EXPECT_NE(plan_collective(a100, CollectiveOp::AllReduce, a100.topology().gpus(), Bytes{4e9}).algorithm,
             Algorithm::NvlsTree);
-  EXPECT_THROW(plan_collective(a100, CollectiveOp::AllReduce, a100.topology().gpus(), Bytes{4e9}, force), InputError);
+  EXPECT_THROW(plan_collective(a100, CollectiveOp::AllReduce, a100.topology().gpus(), Bytes{4e9}, force),
+               InputError);
   force.protocol = Protocol::LL;
   EXPECT_THROW(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{4e9}, force), InputError);
 }
