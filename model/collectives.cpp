@@ -17,7 +17,6 @@
 #include "model/collectives.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -34,16 +33,6 @@ using topology::DeviceId;
 /// A step-level plan larger than this is refused (it would simulate for minutes: about 1 s per 100k
 /// transfers), with a hint to use --model steady.
 constexpr std::size_t kMaxTransfers = 1'000'000;
-
-constexpr std::array<std::pair<CollectiveOp, std::string_view>, 7> kOpNames{{
-    {CollectiveOp::AllReduce, "all_reduce"},
-    {CollectiveOp::AllGather, "all_gather"},
-    {CollectiveOp::ReduceScatter, "reduce_scatter"},
-    {CollectiveOp::Broadcast, "broadcast"},
-    {CollectiveOp::Reduce, "reduce"},
-    {CollectiveOp::AllToAll, "alltoall"},
-    {CollectiveOp::SendRecv, "sendrecv"},
-}};
 
 [[noreturn]] void fail(const std::string& message) {
   throw InputError("", "", message);
@@ -447,8 +436,7 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
     fail(
         "NVLS_TREE needs an all_reduce across servers (NCCL 2.18 or later) whose servers each hold the same "
         "number of GPUs, every server's GPUs able to run NVLS (Hopper or newer on an NVLink4+ NVSwitch); "
-        "NCCL "
-        "would report \"no algorithm/protocol available\"");
+        "NCCL would report \"no algorithm/protocol available\"");
   if (o.algorithm == Algorithm::NvlsTree && !o.nvls_enable)
     fail("NVLS_TREE was asked for but NCCL_NVLS_ENABLE=0");
   // NVLS runs Simple only (tuning.cc skips NVLS with LL/LL128), and rigsim's tree too (NCCL's Tree LL and
@@ -487,77 +475,6 @@ PlanModel detail::resolve_model(const CollectiveOptions& o, std::size_t ranks, s
   if (o.model != PlanModel::Auto) return o.model;
   return (ranks > o.steady_above_ranks || step_transfers > o.steady_above_transfers) ? PlanModel::Steady
                                                                                      : PlanModel::Step;
-}
-
-std::string_view to_string(CollectiveOp op) {
-  for (const auto& [k, s] : kOpNames)
-    if (k == op) return s;
-  return "?";
-}
-
-std::string_view to_string(Algorithm a) {
-  switch (a) {
-    case Algorithm::Ring:
-      return "ring";
-    case Algorithm::Tree:
-      return "tree";
-    case Algorithm::Pairwise:
-      return "pairwise";
-    case Algorithm::Nvls:
-      return "nvls";
-    case Algorithm::NvlsTree:
-      return "nvlstree";
-  }
-  return "?";
-}
-
-std::string_view to_string(PlanModel m) {
-  switch (m) {
-    case PlanModel::Auto:
-      return "auto";
-    case PlanModel::Step:
-      return "step";
-    case PlanModel::Steady:
-      return "steady";
-  }
-  return "?";
-}
-
-std::optional<CollectiveOp> parse_collective(std::string_view name) {
-  for (const auto& [k, s] : kOpNames)
-    if (s == name) return k;
-  return std::nullopt;
-}
-
-std::string_view to_string(Protocol p) {
-  switch (p) {
-    case Protocol::LL:
-      return "LL";
-    case Protocol::LL128:
-      return "LL128";
-    case Protocol::Simple:
-      return "Simple";
-  }
-  return "?";
-}
-
-std::optional<Protocol> parse_protocol(std::string_view name) {
-  for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple})
-    if (to_string(p) == name) return p;
-  return std::nullopt;
-}
-
-std::optional<PlanModel> parse_plan_model(std::string_view name) {
-  for (PlanModel m : {PlanModel::Auto, PlanModel::Step, PlanModel::Steady})
-    if (to_string(m) == name) return m;
-  return std::nullopt;
-}
-
-std::vector<std::string> collective_names() {
-  std::vector<std::string> out;
-  out.reserve(kOpNames.size());
-  for (const auto& [k, s] : kOpNames) out.emplace_back(s);
-  return out;
 }
 
 CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const std::vector<DeviceId>& ranks,

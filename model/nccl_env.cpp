@@ -127,9 +127,8 @@ void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
         o.algorithm = Algorithm::NvlsTree;
       else
         fail(key,
-             "rigsim takes one of Ring, Tree, NVLS, NVLSTree (no lists, no ^exclusions, no CollNet/PAT), got "
-             "\"" +
-                 value + "\"");
+             "rigsim takes one of Ring, Tree, NVLS, NVLSTree (no lists, no ^exclusions, no CollNet/PAT), "
+             "got \"" + value + "\"");
     } else if (key == "NCCL_PROTO") {
       const std::string v = upper(value);
       if (v == "LL")
