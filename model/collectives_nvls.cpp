@@ -194,22 +194,25 @@ double nvls_tree_time(const topology::Topology& topo, const calibration::CostMod
 /// double binary tree puts S/n on each head's NIC per direction between 2 servers and 2S/n beyond (an
 /// inner server of one tree receives from two children and sends to two); rigsim carries that load as
 /// one flow per GPU index to the same GPU of the next server, all at once after NCCL's latency term.
+/// Inside a server the NVLS load, S(n+1)/n per GPU and direction through the non-blocking switch, is
+/// carried by one flow per GPU to the next GPU of its server rather than one per GPU pair: the same
+/// load on every GPU's links with n flows instead of n(n-1), so a cluster of thousands of servers
+/// stays a few flows per link.
 void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel& cost,
                     ConnectionCache& cache, CollectivePlan& p) {
   const auto servers = ranks_by_node(topo, p.ranks);
   const std::size_t per = servers.front().size();
-  const std::size_t flows = servers.size() * (per * (per - 1) + per);
-  if (flows > kMaxConcurrentFlows)
-    throw InputError("", "",
-                     "NVLS_TREE on " + std::to_string(p.ranks.size()) + " GPUs is " + std::to_string(flows) +
-                         " concurrent flows; rigsim simulates at most " +
-                         std::to_string(kMaxConcurrentFlows));
   p.protocol = Protocol::Simple;
   p.model = PlanModel::Steady;
   p.latency = nvls_tree_latency(cost, servers.size());
   p.connections.clear();
-  p.chunk = {p.size.value * nvls_pair_factor(per, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)])};
-  for (const auto& on : servers) add_nvls_flows(topo, cost, cache, on, p);
+  const double eff = cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)];
+  p.chunk = {p.size.value * (static_cast<double>(per) + 1) / static_cast<double>(per) / eff};
+  for (const auto& on : servers)
+    for (std::size_t i = 0; i < per; ++i) {
+      const Connection& h = p.connections.emplace_back(cache.get(on[i], on[(i + 1) % per]));
+      add_transfer(p.transfers, h, p.chunk, p.latency, {}, "all_reduce nvls tree (NVLS)");
+    }
   const Bytes shard{p.size.value / static_cast<double>(per) * (servers.size() <= 2 ? 1.0 : 2.0)};
   for (std::size_t k = 0; k < servers.size(); ++k) {
     for (std::size_t h = 0; h < per; ++h) {

@@ -255,6 +255,18 @@ TEST(NvlsTree, OnlyWhereNcclRunsIt) {
   EXPECT_THROW(plan_collective(two, CollectiveOp::AllReduce, gpus, Bytes{4e9}, force), InputError);
 }
 
+TEST(NvlsTree, TwoFlowsPerGpuSoLargeClustersStaySmall) {
+  // Inside a server one flow per GPU to the next GPU carries the NVLS load (the switch is non-blocking,
+  // so every GPU link carries what the n(n-1) pair flows would), plus one network flow per GPU: a
+  // cluster of 512 servers (4,096 GPUs) plans 8,192 flows, no per-pair blow-up.
+  const Platform p = h100_cluster(512);
+  const auto gpus = p.topology().gpus();
+  CollectiveOptions force;
+  force.algorithm = Algorithm::NvlsTree;
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{1e9}, force);
+  EXPECT_EQ(plan.transfers.size(), 2 * gpus.size());
+}
+
 TEST(NvlsTree, MoreServersNeverFaster) {
   // The same all_reduce over more servers: the NICs carry twice the shard beyond 2 servers and the tree
   // adds network steps, so it never takes less time.
