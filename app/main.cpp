@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
   app.add_option("--catalog", catalogs,
                  "A catalog file of your own parts (the schema of catalog/*.json, `like` an existing part "
                  "to give only what differs); repeatable")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->allow_extra_args(false);  // one file per --catalog: the layout may follow it
   rigsim::app::Action action;
   rigsim::app::add_topo(app, action);
   rigsim::app::add_catalog(app, action);

@@ -50,6 +50,14 @@ const std::map<std::string, std::string>& unmodelled() {
       {"NCCL_COLLNET_ENABLE", "rigsim has no CollNet/SHARP network model"},
       {"NCCL_DEBUG", "rigsim's reports say why already"},
       {"NCCL_DEBUG_SUBSYS", "rigsim's reports say why already"},
+      {"NCCL_PXN_DISABLE",
+       "rigsim has no PXN: a send to another server leaves through the sending GPU's NIC"},
+      {"NCCL_P2P_PXN_LEVEL",
+       "rigsim has no PXN: a send to another server leaves through the sending GPU's NIC"},
+      {"NCCL_P2P_LL_THRESHOLD", "rigsim's sendrecv and alltoall always run the Simple protocol"},
+      {"NCCL_NVLS_CHUNKSIZE", "rigsim's NVLS has no chunk model; it runs at its large-message rate"},
+      {"NCCL_NCHANNELS_PER_NET_PEER",
+       "rigsim puts no per-channel limit on a send across servers, so the count would change no prediction"},
   };
   return keys;
 }
@@ -169,10 +177,14 @@ void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
       o.chain_chunk = Bytes{static_cast<double>(b) / 8};  // BROADCAST_CHUNKSTEPS 1 of 8
     } else if (const auto it = unmodelled().find(key); it != unmodelled().end()) {
       fail(key, "NCCL reads it but rigsim does not model it: " + it->second);
+    } else if (const auto since = nccl_variable_since(key)) {
+      fail(key, "NCCL reads it (releases " + std::string(*since) +
+                    " and later) but rigsim does not model it: leave it out to predict NCCL's default");
     } else {
       std::vector<std::string> known = modelled_keys();
       for (const auto& [k, why] : unmodelled()) known.push_back(k);
-      fail(key, "unknown NCCL variable" + did_you_mean(key, known));
+      fail(key, "unknown NCCL variable (no NCCL release from 2.14.3 to 2.30.7 reads it)" +
+                    did_you_mean(key, known));
     }
   }
 }

@@ -3,7 +3,9 @@
 // is either applied, or named in an error (never ignored).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,8 +33,14 @@ NcclEnv nccl_env_from(const char* const* environ);
 ///   the caller gives its Platform (the network transport's routes),
 ///   NCCL_GRAPH_FILE (an NCCL graph XML: its ring graph's channels replace rigsim's ring search),
 ///   NCCL_TOPO_FILE (recorded in options.topo_file: `bench` loads it as the layout).
-/// Keys NCCL reads that rigsim does not model (NCCL_CROSS_NIC, ...) and unknown keys are errors naming the key and what to do.
+/// Keys NCCL reads that rigsim does not model (NCCL_CROSS_NIC, NCCL_PXN_DISABLE, ...: every variable of
+/// nccl_variable_since) and unknown keys are errors naming the key and what to do.
 /// Throws rigsim::InputError located at "--nccl-env KEY".
 void apply_nccl_env(const NcclEnv& env, CollectiveOptions& options);
+
+/// The first NCCL release (of 2.14.3 ... 2.30.7) whose source reads environment variable `name`, e.g.
+/// "2.21.5" for NCCL_NVLS_CHUNKSIZE; nullopt when no release of that range reads it (a typo, or a key of
+/// another library).
+std::optional<std::string_view> nccl_variable_since(std::string_view name);
 
 }  // namespace rigsim::model

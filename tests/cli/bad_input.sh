@@ -71,6 +71,8 @@ expect_error "NCCL reads it but rigsim does not model it" bench "$layout" --nccl
 expect_error "but the server has no NIC" bench "$layout" --nccl-env NCCL_SHM_DISABLE=1
 expect_error "expected LOC, PIX, PXB, PHB (NODE) or SYS" bench "$layout" --nccl-env NCCL_NET_GDR_LEVEL=NVL
 expect_error "unknown NCCL variable" bench "$layout" --nccl-env NCCL_FOO=1
+# A variable NCCL reads is told apart from a typo, and --nccl-env takes one KEY=VALUE: the layout may follow.
+expect_error "NCCL reads it (releases 2.14.3 and later)" bench --nccl-env NCCL_IB_QPS_PER_CONNECTION=4 "$layout"
 expect_error "NCCL would read the topology file; give one of them" bench "$layout" --nccl-env NCCL_TOPO_FILE="$tmp/broken.xml"
 expect_error "expected a layout JSON or NCCL topology XML file (or NCCL_TOPO_FILE)" bench -b 1M
 expect_error "malformed XML" bench --nccl-env NCCL_TOPO_FILE="$tmp/broken.xml"

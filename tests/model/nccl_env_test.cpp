@@ -66,8 +66,28 @@ TEST(NcclEnv, UnmodelledUnknownAndBadValuesAreNamed) {
   EXPECT_NE(error_of({{"NCCL_MAX_NCHANNELS", "0"}}).find("from 1 to 32"), std::string::npos);
   EXPECT_NE(error_of({{"NCCL_BUFFSIZE", "1000000"}}).find("power of two"), std::string::npos);
   EXPECT_NE(error_of({{"NCCL_P2P_DISABLE", "yes"}}).find("expected an integer"), std::string::npos);
+  // A variable NCCL reads that rigsim leaves alone is told apart from a typo.
+  EXPECT_NE(error_of({{"NCCL_IB_QPS_PER_CONNECTION", "4"}}).find("NCCL reads it (releases 2.14.3 and later)"),
+            std::string::npos)
+      << error_of({{"NCCL_IB_QPS_PER_CONNECTION", "4"}});
+  EXPECT_NE(error_of({{"NCCL_PXN_DISABLE", "1"}}).find("no PXN"), std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_FOO", "1"}}).find("unknown NCCL variable"), std::string::npos);
   EXPECT_THROW(parse_nccl_env_args({"NCCL_ALGO"}), InputError);
   EXPECT_THROW(parse_nccl_env_args({"CUDA_VISIBLE_DEVICES=0"}), InputError);
+}
+
+TEST(NcclEnv, EveryVariableNcclReadsIsKnownWithItsFirstRelease) {
+  EXPECT_EQ(nccl_variable_since("NCCL_NVLS_CHUNKSIZE"), "2.21.5");  // enqueue.cc param, new in 2.21
+  EXPECT_EQ(nccl_variable_since("NCCL_NVLS_ENABLE"), "2.17.1");
+  EXPECT_EQ(nccl_variable_since("NCCL_P2P_LEVEL"), "2.14.3");  // read through ncclGetLevel, not NCCL_PARAM
+  EXPECT_EQ(nccl_variable_since("NCCL_FOO"), std::nullopt);
+  EXPECT_EQ(nccl_variable_since("NCCL_NVLS"), std::nullopt);  // a prefix is not a name
+  // Every key rigsim applies or explains is one NCCL reads.
+  for (const char* k :
+       {"NCCL_P2P_DISABLE", "NCCL_ALGO", "NCCL_PROTO", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS",
+        "NCCL_BUFFSIZE", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_GRAPH_FILE",
+        "NCCL_TOPO_FILE", "NCCL_CROSS_NIC", "NCCL_IB_HCA", "NCCL_PXN_DISABLE"})
+    EXPECT_TRUE(nccl_variable_since(k).has_value()) << k;
 }
 
 TEST(NcclEnv, ShellEnvironmentIsFilteredAndSorted) {
