@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds rigsim and its tests with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ and runs
-# the whole suite there but DevCaseFit (CI runs this after the normal suite). Under ASan the engine switches SimGrid to
-# thread contexts (engine/sg_session.cpp: its raw/ucontext stack switching is invisible to ASan).
+# the whole suite there but DevCaseFit (CI runs this after the normal suite). Under ASan the engine
+# switches SimGrid to thread contexts (engine/sg_session.cpp: its raw/ucontext stack switching is
+# invisible to ASan).
 # Usage: tools/sanitize.sh [ctest arguments]   (RIGSIM_JOBS=N for the build)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
