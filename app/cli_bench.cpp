@@ -194,9 +194,9 @@ void add_bench(CLI::App& app, Action& action) {
          "--nccl-env", opt->nccl_env,
          "NCCL environment variable KEY=VALUE, repeatable: NCCL_P2P_LEVEL, NCCL_P2P_DISABLE, "
          "NCCL_SHM_DISABLE, NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, "
-         "NCCL_BUFFSIZE, NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ, NCCL_TOPO_FILE, NCCL_GRAPH_FILE "
-         "(--p2p-level, "
-         "--p2p-disable, --algo, --proto are aliases); others are named in an error")
+         "NCCL_NVLS_CHUNKSIZE, NCCL_NVLS_NCHANNELS, NCCL_BUFFSIZE, NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ, "
+         "NCCL_TOPO_FILE, NCCL_GRAPH_FILE (--p2p-level, --p2p-disable, --algo, --proto are aliases); others "
+         "are named in an error")
       ->allow_extra_args(false);  // one KEY=VALUE per --nccl-env: the layout may follow it
   cmd->add_flag("--nccl-env-from-shell", opt->env_from_shell,
                 "Read NCCL_* variables from rigsim's environment");

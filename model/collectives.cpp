@@ -508,9 +508,9 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
   p.model = detail::resolve_model(options, ranks.size(), 0);
   if (ranks.size() < 2 || size.value <= 0) return p;
   if (p.algorithm == Algorithm::Nvls) {
-    detail::plan_nvls(topo, cost, cache, p);
+    detail::plan_nvls(topo, cost, options, cache, p);
   } else if (p.algorithm == Algorithm::NvlsTree) {
-    detail::plan_nvls_tree(topo, cost, cache, p);
+    detail::plan_nvls_tree(topo, cost, options, cache, p);
   } else if (p.algorithm == Algorithm::Tree) {
     detail::plan_tree(platform, cache, options, p);
   } else if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) {

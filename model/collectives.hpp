@@ -86,6 +86,10 @@ struct CollectiveOptions {
   Bytes ring_chunk{2.0 * 1024 * 1024};
   /// Chain (broadcast, reduce) and tree pipeline chunk: BROADCAST_CHUNKSTEPS 1 x 512 KiB [R, same].
   Bytes chain_chunk{512.0 * 1024};
+  /// NCCL_NVLS_CHUNKSIZE: NVLS's largest chunk (src/transport/nvls.cc, 128 KiB; fixed before 2.21).
+  Bytes nvls_chunk{128.0 * 1024};
+  /// NCCL_NVLS_NCHANNELS: NVLS's channels; 0: NCCL's default for the GPUs and release (nvls_pipeline).
+  int nvls_channels = 0;
   /// Caps on pipelined pieces (simulation cost only: pieces run on established connections and pay no
   /// setup, so above the cap they are simply larger than NCCL's chunk).
   int max_ring_loops = 8;
@@ -114,6 +118,21 @@ struct ProtocolChoice {
   double wire_factor[3] = {1, 1, 1};      // bytes on the wire per byte of data in the simulation
 };
 
+/// NCCL's NVLS all_reduce kernel (src/device/all_reduce.h, 2.18 ... 2.30, buffers not registered) runs
+/// three warp groups in every channel's block, a pipeline over loops of heads x chunk per channel:
+/// scatter (the input into the NVLS buffers), reduce (multimem.ld_reduce of the head's chunk through
+/// the switch and multimem.st of the sum to every GPU) and gather (the sums out to the output). The
+/// first loop's scatter precedes any reduce and the last loop's gather follows the last reduce.
+/// NVLS_TREE's kernel has the same scatter and gather around the switch, with its own chunk rule; its
+/// network stages would lengthen the fill further, which is not modelled (the fill is a lower bound there).
+struct NvlsPipeline {
+  int channels = 0;       // nvlsChannels
+  std::size_t heads = 0;  // one per GPU of a server
+  Bytes chunk;            // enqueue.cc's NVLS chunk at this size
+  Bytes loop;             // channels x heads x chunk: one loop of every channel
+  Bytes fill;             // 2 x min(size, loop): the pipeline's fill and drain at the NVLS rate
+};
+
 struct CollectivePlan {
   CollectiveOp op = CollectiveOp::AllReduce;
   Algorithm algorithm = Algorithm::Ring;
@@ -134,6 +153,7 @@ struct CollectivePlan {
   /// and, where the sends cross NVLink only, what one channel's thread block moves (GB/s; 0: no limit).
   int p2p_op_channels = 0;
   double p2p_cta_gbs = 0;
+  NvlsPipeline nvls;  // NVLS and NVLS_TREE all_reduce only
   std::vector<Transfer> transfers;
 };
 

@@ -112,9 +112,15 @@ bool nvls_supported(const topology::Topology& topo, const calibration::CostModel
 /// to 2.27, nvlsEfficiency from 2.28.3); `per_gpu_bw` is the ring's Simple bus bandwidth, bytes/s.
 double nvls_time(const topology::Topology& topo, const calibration::CostModel& cost,
                  const CollectiveOptions& o, const CollectivePlan& p, double per_gpu_bw);
-/// The NVLS plan: one flow per ordered GPU pair through the NVSwitch; Simple protocol, steady model.
-void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
-               CollectivePlan& p);
+/// NVLS's pipeline for all_reduce of `size` bytes with `heads` (one server's GPUs) on each of `servers`
+/// (1: NVLS, more: NVLS_TREE), per NCCL's release and NCCL_NVLS_CHUNKSIZE / NCCL_NVLS_NCHANNELS in `o`
+/// (see NvlsPipeline).
+NvlsPipeline nvls_pipeline(const topology::Topology& topo, const CollectiveOptions& o,
+                           const std::vector<topology::DeviceId>& heads, std::size_t servers, Bytes size);
+/// The NVLS plan: one flow per ordered GPU pair through the NVSwitch carrying the data and the
+/// pipeline's fill and drain (nvls_pipeline); Simple protocol, steady model.
+void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
+               ConnectionCache& cache, CollectivePlan& p);
 
 /// NVLS_TREE runs where NCCL enables it: an all_reduce across servers (NCCL 2.18 and later) with the same
 /// number of GPUs on each, every server's GPUs able to run NVLS among themselves (nvls_supported).
@@ -126,6 +132,6 @@ double nvls_tree_time(const topology::Topology& topo, const calibration::CostMod
 /// The NVLS_TREE plan: NVLS inside every server (plan_nvls's flows) and, per GPU index, one flow to the
 /// same GPU of the next server carrying the tree's load on its NIC; Simple protocol, steady model.
 void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel& cost,
-                    ConnectionCache& cache, CollectivePlan& p);
+                    const CollectiveOptions& o, ConnectionCache& cache, CollectivePlan& p);
 
 }  // namespace rigsim::model::detail

@@ -87,12 +87,21 @@ Seconds nvls_tree_latency(const calibration::CostModel& cost, std::size_t server
           2 * std::floor(std::log2(static_cast<double>(servers))) * cost.nccl_step_latency_net.value};
 }
 
+/// NCCL's NVLS channels (src/transport/nvls.cc): 16 (NVLS_NCHANNELS); from 2.25.1 Blackwell runs 32,
+/// and from 2.27.3 24 within one NVLink domain (NVLS_NCHANNELS_SM100_NVL), 32 across servers.
+int nvls_default_channels(int sm, int nccl_version, bool multi_node) {
+  if (sm >= 100 && nccl_version >= 22703 && !multi_node) return 24;
+  if (sm >= 100 && nccl_version >= 22501) return 32;
+  return 16;
+}
+
 /// NVLS's flows among `ranks` (one server): one per ordered GPU pair through the non-blocking switch,
-/// nvls_pair_factor x S each, after `latency`.
+/// nvls_pair_factor x `bytes` each, after `latency`.
 void add_nvls_flows(const topology::Topology& topo, const calibration::CostModel& cost,
-                    ConnectionCache& cache, const std::vector<DeviceId>& ranks, CollectivePlan& p) {
+                    ConnectionCache& cache, const std::vector<DeviceId>& ranks, Bytes bytes,
+                    CollectivePlan& p) {
   const std::size_t n = ranks.size();
-  const Bytes pair{p.size.value * nvls_pair_factor(n, cost.nccl_nvls_efficiency[arch_row(topo, ranks)])};
+  const Bytes pair{bytes.value * nvls_pair_factor(n, cost.nccl_nvls_efficiency[arch_row(topo, ranks)])};
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
@@ -136,10 +145,49 @@ double nvls_time(const topology::Topology& topo, const calibration::CostModel& c
              : nvls_model_time(cost, p, per_gpu_bw, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)]);
 }
 
+/// The chunk is enqueue.cc's. NVLS (identical from 2.18.1 to 2.30.7): the Simple step (NCCL_BUFFSIZE / 8,
+/// one step per chunk) capped at NCCL_NVLS_CHUNKSIZE, then 64 KiB below 64, 32 KiB below 8 and 16 KiB
+/// below 2 loops of it (concurrentOps = channels x heads; one head per GPU of a server). NVLS_TREE:
+/// the Simple step up to 2.22, NCCL_NVLS_CHUNKSIZE from 2.23, at most 64 KiB on 4 servers or more from
+/// 2.19 (NCCL_NVLSTREE_MAX_CHUNKSIZE's default), then 256 KiB below 32, 128 KiB below 16, 64 KiB below
+/// 4 and 32 KiB below 1 loop of it.
+NvlsPipeline nvls_pipeline(const topology::Topology& topo, const CollectiveOptions& o,
+                           const std::vector<DeviceId>& heads, std::size_t servers, Bytes size) {
+  NvlsPipeline out;
+  const int v = o.p2p.nccl_version;
+  out.channels =
+      o.nvls_channels > 0 ? o.nvls_channels : nvls_default_channels(min_sm(topo, heads), v, servers > 1);
+  out.heads = heads.size();
+  const double ops = static_cast<double>(out.channels) * static_cast<double>(out.heads);
+  const double s = size.value;
+  double chunk = 0;
+  if (servers == 1) {
+    chunk = std::min(o.chain_chunk.value, o.nvls_chunk.value);
+    if (s < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (s < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+    if (s < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  } else {
+    chunk = v >= 22300 ? o.nvls_chunk.value : o.chain_chunk.value;
+    if (v >= 21900 && servers >= 4) chunk = std::min(chunk, 65536.0);
+    if (s < 32 * ops * chunk && chunk > 262144) chunk = 262144;
+    if (s < 16 * ops * chunk && chunk > 131072) chunk = 131072;
+    if (s < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (s < 1 * ops * chunk && chunk > 32768) chunk = 32768;
+  }
+  out.chunk = Bytes{chunk};
+  out.loop = Bytes{ops * chunk};
+  out.fill = Bytes{2 * std::min(s, out.loop.value)};
+  return out;
+}
+
 /// NVLS all_reduce: one flow per ordered GPU pair through the NVSwitch, all at once after NCCL's NVLS
-/// latency, carrying nvls_pair_factor x S (see there); Simple protocol, steady model.
-void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost, ConnectionCache& cache,
-               CollectivePlan& p) {
+/// latency, carrying nvls_pair_factor x (S + the pipeline's fill and drain). The kernel's three stages
+/// move about the same bytes per loop (scatter and gather heads x chunk through the SM, the reduce the
+/// head's chunk from and to every GPU through the switch) on warps NCCL splits about evenly between
+/// them (5-8 each of 20), so a stage of one loop takes a loop's time at the NVLS rate: the operation
+/// takes loops + 2 loop-times, i.e. S + 2 min(S, loop) at that rate. Simple protocol, steady model.
+void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cost, const CollectiveOptions& o,
+               ConnectionCache& cache, CollectivePlan& p) {
   const std::size_t n = p.ranks.size();
   if (n * (n - 1) > kMaxConcurrentFlows)
     throw InputError("", "",
@@ -150,8 +198,10 @@ void plan_nvls(const topology::Topology& topo, const calibration::CostModel& cos
   p.model = PlanModel::Steady;
   p.latency = cost.nccl_nvls_latency;
   p.connections.clear();
-  p.chunk = {p.size.value * nvls_pair_factor(n, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)])};
-  add_nvls_flows(topo, cost, cache, p.ranks, p);
+  p.nvls = nvls_pipeline(topo, o, p.ranks, 1, p.size);
+  const Bytes carried{p.size.value + p.nvls.fill.value};
+  p.chunk = {carried.value * nvls_pair_factor(n, cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)])};
+  add_nvls_flows(topo, cost, cache, p.ranks, carried, p);
 }
 
 /// NVLS_TREE where NCCL enables it: across servers, NCCL 2.18 or later, the same GPU count on every
@@ -199,21 +249,24 @@ double nvls_tree_time(const topology::Topology& topo, const calibration::CostMod
 /// load on every GPU's links with n flows instead of n(n-1), so a cluster of thousands of servers
 /// stays a few flows per link.
 void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel& cost,
-                    ConnectionCache& cache, CollectivePlan& p) {
+                    const CollectiveOptions& o, ConnectionCache& cache, CollectivePlan& p) {
   const auto servers = ranks_by_node(topo, p.ranks);
   const std::size_t per = servers.front().size();
   p.protocol = Protocol::Simple;
   p.model = PlanModel::Steady;
   p.latency = nvls_tree_latency(cost, servers.size());
   p.connections.clear();
+  p.nvls = nvls_pipeline(topo, o, servers.front(), servers.size(), p.size);
+  // The same scatter and gather stages around the switch: every flow carries the fill and drain too.
+  const double carried = p.size.value + p.nvls.fill.value;
   const double eff = cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)];
-  p.chunk = {p.size.value * (static_cast<double>(per) + 1) / static_cast<double>(per) / eff};
+  p.chunk = {carried * (static_cast<double>(per) + 1) / static_cast<double>(per) / eff};
   for (const auto& on : servers)
     for (std::size_t i = 0; i < per; ++i) {
       const Connection& h = p.connections.emplace_back(cache.get(on[i], on[(i + 1) % per]));
       add_transfer(p.transfers, h, p.chunk, p.latency, {}, "all_reduce nvls tree (NVLS)");
     }
-  const Bytes shard{p.size.value / static_cast<double>(per) * (servers.size() <= 2 ? 1.0 : 2.0)};
+  const Bytes shard{carried / static_cast<double>(per) * (servers.size() <= 2 ? 1.0 : 2.0)};
   for (std::size_t k = 0; k < servers.size(); ++k) {
     for (std::size_t h = 0; h < per; ++h) {
       const Connection& c =

@@ -55,7 +55,6 @@ const std::map<std::string, std::string>& unmodelled() {
       {"NCCL_P2P_PXN_LEVEL",
        "rigsim has no PXN: a send to another server leaves through the sending GPU's NIC"},
       {"NCCL_P2P_LL_THRESHOLD", "rigsim's sendrecv and alltoall always run the Simple protocol"},
-      {"NCCL_NVLS_CHUNKSIZE", "rigsim's NVLS has no chunk model; it runs at its large-message rate"},
       {"NCCL_NCHANNELS_PER_NET_PEER",
        "rigsim puts no per-channel limit on a send across servers, so the count would change no prediction"},
   };
@@ -63,10 +62,10 @@ const std::map<std::string, std::string>& unmodelled() {
 }
 
 std::vector<std::string> modelled_keys() {
-  return {"NCCL_P2P_LEVEL",     "NCCL_P2P_DISABLE", "NCCL_ALGO",    "NCCL_PROTO",
-          "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE", "NCCL_BUFFSIZE",
-          "NCCL_MIN_NCHANNELS", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ",
-          "NCCL_GRAPH_FILE",    "NCCL_TOPO_FILE"};
+  return {"NCCL_P2P_LEVEL",     "NCCL_P2P_DISABLE",    "NCCL_ALGO",          "NCCL_PROTO",
+          "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE",    "NCCL_BUFFSIZE",      "NCCL_MIN_NCHANNELS",
+          "NCCL_SHM_DISABLE",   "NCCL_NET_GDR_LEVEL",  "NCCL_NET_GDR_READ",  "NCCL_GRAPH_FILE",
+          "NCCL_TOPO_FILE",     "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLS_NCHANNELS"};
 }
 
 /// NCCL_GRAPH_FILE: NCCL loads the graph whose id is the ring graph's (0); one with no channels leaves
@@ -170,6 +169,10 @@ void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
       apply_graph_file(key, value, o);
     } else if (key == "NCCL_NVLS_ENABLE") {
       o.nvls_enable = integer(key, value, 0, 2) != 0;
+    } else if (key == "NCCL_NVLS_CHUNKSIZE") {
+      o.nvls_chunk = Bytes{static_cast<double>(integer(key, value, 1024, 1ll << 30))};
+    } else if (key == "NCCL_NVLS_NCHANNELS") {
+      o.nvls_channels = static_cast<int>(integer(key, value, 1, 32));
     } else if (key == "NCCL_BUFFSIZE") {
       const long long b = integer(key, value, 1 << 16, 1ll << 30);
       if ((b & (b - 1)) != 0) fail(key, "expected a power of two, got " + value);

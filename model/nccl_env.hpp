@@ -28,6 +28,7 @@ NcclEnv nccl_env_from(const char* const* environ);
 ///   NCCL_MIN_NCHANNELS (0-32: NCCL's channel count, by copies of its rings), NCCL_NVLS_ENABLE (0/1/2),
 ///   NCCL_BUFFSIZE (bytes, a power of two from 64 KiB: Simple chunks are BUFFSIZE/2 on rings and
 ///   BUFFSIZE/8 on chains and trees, as NCCL's CHUNKSTEPS/NCCL_STEPS),
+///   NCCL_NVLS_CHUNKSIZE (bytes, NVLS's largest chunk; NCCL 2.21 and later), NCCL_NVLS_NCHANNELS (1-32),
 ///   NCCL_SHM_DISABLE (0/1: without P2P, the network transport through a NIC instead of host memory),
 ///   NCCL_NET_GDR_LEVEL (LOC PIX PXB PHB SYS, NODE = PHB), NCCL_NET_GDR_READ (0/1): options.net, which
 ///   the caller gives its Platform (the network transport's routes),

@@ -103,6 +103,16 @@ std::string host_line(const Platform& platform, const BenchResult& res) {
          "\n";
 }
 
+/// NVLS and NVLS_TREE: the kernel's pipeline of scatter, switch reduce and gather (NvlsPipeline).
+std::string nvls_pipeline_line(const CollectivePlan& p) {
+  return "# NVLS pipeline: scatter, switch reduce and gather over loops of " +
+         std::to_string(p.nvls.channels) + " channels x " + std::to_string(p.nvls.heads) + " heads x " +
+         std::to_string(static_cast<long long>(p.nvls.chunk.value / 1024)) +
+         " KiB chunks\n#   (NCCL's chunk at this size) = " + fixed(p.nvls.loop.value / (1024.0 * 1024), 1) +
+         " MiB; its fill and drain cost " + fixed(p.nvls.fill.value / (1024.0 * 1024), 1) +
+         " MiB more at the NVLS rate\n";
+}
+
 std::string why(const Platform& platform, const BenchResult& res) {
   const auto& topo = platform.topology();
   const CollectivePlan& p = res.largest;
@@ -119,12 +129,14 @@ std::string why(const Platform& platform, const BenchResult& res) {
   if (p.algorithm == Algorithm::Nvls) {
     out +=
         "# NVLS: the NVSwitch reduces each GPU's shard (multimem.ld_reduce) and multicasts the result\n"
-        "#   (multimem.st): every GPU sends and receives S(n+1)/n over its NVLinks, not 2(n-1)/n S\n";
+        "#   (multimem.st): every GPU sends and receives S(n+1)/n over its NVLinks, not 2(n-1)/n S\n" +
+        nvls_pipeline_line(p);
   } else if (p.algorithm == Algorithm::NvlsTree) {
     out +=
         "# NVLS tree: NVLS inside each server (S(n+1)/n per GPU over its NVLinks); each GPU, head of its\n"
         "#   shard, sends the server's partial sum up a tree of the servers over its NIC and receives the\n"
-        "#   result: S/n per NIC and direction between 2 servers, 2S/n beyond\n";
+        "#   result: S/n per NIC and direction between 2 servers, 2S/n beyond\n" +
+        nvls_pipeline_line(p);
   } else if (p.algorithm == Algorithm::Tree) {
     out +=
         "# Trees: two binary trees over the servers (the second mirrored or shifted), each carrying half\n"

@@ -4,6 +4,9 @@
 // the per-GPU NVLink rate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "engine/executor.hpp"
 #include "model/bench.hpp"
 #include "model/collectives.hpp"
@@ -35,8 +38,77 @@ TEST(Nvls, AllReduceClosedFormOnHopperNvswitch) {
   const auto n = static_cast<double>(gpus.size());
   const double b = plan.connections.front().rate.value;  // per-GPU NVLink rate through the switch
   const double eff = p.cost_model().nccl_nvls_efficiency[2];
-  const double expected = p.cost_model().nccl_nvls_latency.value + s * (n + 1) / n / (eff * b);
-  expect_closed_form("lat + S(n+1)/n / (nvlsEfficiency x B)", expected, seconds_of(p, plan), "s");
+  // The pipeline's fill and drain: 2 loops of 16 channels x 8 heads x 128 KiB = 2 x 16 MiB.
+  const double fill = 2 * 16 * n * 131072;
+  EXPECT_DOUBLE_EQ(plan.nvls.fill.value, fill);
+  const double expected = p.cost_model().nccl_nvls_latency.value + (s + fill) * (n + 1) / n / (eff * b);
+  expect_closed_form("lat + (S + 2 loop)(n+1)/n / (nvlsEfficiency x B)", expected, seconds_of(p, plan), "s");
+}
+
+// NCCL's NVLS kernel is a pipeline of scatter, switch reduce and gather over loops of channels x heads x
+// chunk (src/device/all_reduce.h); enqueue.cc shrinks the chunk below 64, 8 and 2 loops of it, and the
+// first and last loops add two loop-times (NvlsPipeline).
+TEST(Nvls, PipelineLoopsFollowNcclsChunkRuleAndAddTwoLoops) {
+  const Platform p = h200_box();
+  const auto gpus = p.topology().gpus();  // 8 heads
+  CollectiveOptions o;
+  o.algorithm = Algorithm::Nvls;
+  const auto pipeline = [&](double bytes, const CollectiveOptions& opt) {
+    return plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{bytes}, opt).nvls;
+  };
+  const double mib = 1024.0 * 1024;
+  // 16 channels x 8 heads = 128 concurrent chunks: 16 MiB at 128 KiB.
+  struct Case {
+    double size, chunk;
+  };
+  for (const Case c :
+       {Case{2 * mib, 16384}, Case{4 * mib, 16384}, Case{8 * mib, 32768}, Case{63 * mib, 32768},
+        Case{64 * mib, 65536}, Case{512 * mib, 65536}, Case{1024 * mib, 131072}}) {
+    const NvlsPipeline n = pipeline(c.size, o);
+    EXPECT_EQ(n.channels, 16);
+    EXPECT_DOUBLE_EQ(n.chunk.value, c.chunk) << c.size / mib << " MiB";
+    EXPECT_DOUBLE_EQ(n.loop.value, 128 * c.chunk);
+    EXPECT_DOUBLE_EQ(n.fill.value, 2 * std::min(c.size, 128 * c.chunk));
+  }
+  // A size below one loop fills and drains itself: 2 S.
+  EXPECT_DOUBLE_EQ(pipeline(1 * mib, o).fill.value, 2 * mib);
+  // NCCL_NVLS_CHUNKSIZE raises the cap (up to the 512 KiB Simple step), NCCL_NVLS_NCHANNELS the channels.
+  CollectiveOptions big = o;
+  big.nvls_chunk = Bytes{1024 * 1024.0};
+  big.nvls_channels = 8;
+  const NvlsPipeline n = pipeline(8192 * mib, big);
+  EXPECT_EQ(n.channels, 8);
+  EXPECT_DOUBLE_EQ(n.chunk.value, 512 * 1024.0);
+  // Closed form at 8 MiB: chunk 32 KiB, loop 4 MiB, lat + (S + 8 MiB)(n+1)/n / (eff B).
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{8 * mib}, o);
+  const double k = static_cast<double>(gpus.size());
+  const double b = plan.connections.front().rate.value;
+  const double eff = p.cost_model().nccl_nvls_efficiency[2];
+  const double expected =
+      p.cost_model().nccl_nvls_latency.value + (8 * mib + 8 * mib) * (k + 1) / k / (eff * b);
+  expect_closed_form("lat + (S + 2 loop)(n+1)/n / (eff B) at 8 MiB", expected, seconds_of(p, plan), "s");
+  // More bytes never take less time, across every chunk threshold.
+  double last = 0;
+  for (double s : {1 * mib, 2 * mib - 1, 2 * mib, 8 * mib - 1, 8 * mib, 64 * mib - 1, 64 * mib,
+                   1024 * mib - 1, 1024 * mib}) {
+    const double t = seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, o));
+    EXPECT_GE(t, last) << s << " B";
+    last = t;
+  }
+}
+
+// Blackwell: 32 NVLS channels from NCCL 2.25.1, 24 within one NVLink domain from 2.27.3; 16 before.
+TEST(Nvls, BlackwellChannelsFollowTheRelease) {
+  const Platform p(topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/hgx-b200.json"),
+                   calibration::default_cost_model());
+  const auto gpus = p.topology().gpus();
+  CollectiveOptions o;
+  o.algorithm = Algorithm::Nvls;
+  for (const auto& [version, channels] : {std::pair{22304, 16}, std::pair{22501, 32}, std::pair{22703, 24}}) {
+    o.p2p.nccl_version = version;
+    EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{1e9}, o).nvls.channels, channels)
+        << version;
+  }
 }
 
 TEST(Nvls, BusBandwidthRisesAboveTheLinkRate) {
@@ -194,8 +266,13 @@ TEST(NvlsTree, TwoServersClosedForm) {
   const double eff = p.cost_model().nccl_nvls_efficiency[2];
   const double lat = p.cost_model().nccl_nvls_latency.value + 2 * p.cost_model().nccl_step_latency_net.value;
   EXPECT_NEAR(plan.latency.value, lat, 1e-12);
-  const double expected = lat + std::max(s * (n + 1) / n / (eff * r.nvlink), s / n / r.nic);
-  expect_closed_form("lat + max(S(n+1)/n / (eff B_nvlink), S/n / B_nic)", expected, seconds_of(p, plan), "s");
+  // NVLS_TREE's chunk (2.23 on): NCCL_NVLS_CHUNKSIZE, 128 KiB at 4 GiB; its scatter and gather fill and
+  // drain 2 loops of 16 channels x 8 heads x 128 KiB, carried by every flow.
+  const double fill = 2 * 16 * n * 131072;
+  EXPECT_DOUBLE_EQ(plan.nvls.fill.value, fill);
+  const double expected = lat + std::max((s + fill) * (n + 1) / n / (eff * r.nvlink), (s + fill) / n / r.nic);
+  expect_closed_form("lat + max((S + 2 loop)(n+1)/n / (eff B_nvlink), (S + 2 loop)/n / B_nic)", expected,
+                     seconds_of(p, plan), "s");
   // Above the ring on the same cluster, which carries 2(N-1)/N S over the NICs.
   CollectiveOptions ring;
   ring.algorithm = Algorithm::Ring;
@@ -216,9 +293,13 @@ TEST(NvlsTree, BeyondTwoServersEachNicCarriesTwiceTheShard) {
   const double eff = p.cost_model().nccl_nvls_efficiency[2];
   const double lat =
       p.cost_model().nccl_nvls_latency.value + 2 * 2 * p.cost_model().nccl_step_latency_net.value;
-  const double expected = lat + std::max(s * (n + 1) / n / (eff * r.nvlink), 2 * s / n / r.nic);
-  expect_closed_form("lat + max(S(n+1)/n / (eff B_nvlink), 2S/n / B_nic)", expected, seconds_of(p, plan),
-                     "s");
+  // On 4 servers NVLS_TREE's chunk is at most 64 KiB (NCCL_NVLSTREE_MAX_CHUNKSIZE's default, 2.19 on).
+  const double fill = 2 * 16 * n * 65536;
+  EXPECT_DOUBLE_EQ(plan.nvls.fill.value, fill);
+  const double expected =
+      lat + std::max((s + fill) * (n + 1) / n / (eff * r.nvlink), 2 * (s + fill) / n / r.nic);
+  expect_closed_form("lat + max((S + 2 loop)(n+1)/n / (eff B_nvlink), 2(S + 2 loop)/n / B_nic)", expected,
+                     seconds_of(p, plan), "s");
 }
 
 TEST(NvlsTree, OnlyWhereNcclRunsIt) {

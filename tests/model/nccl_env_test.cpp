@@ -45,6 +45,9 @@ TEST(NcclEnv, ModelledKeysSetTheOptionsNcclWould) {
   EXPECT_EQ(o.algorithm, Algorithm::Nvls);
   apply_nccl_env({{"NCCL_ALGO", "NVLSTree"}}, o);  // NCCL's spelling, any case
   EXPECT_EQ(o.algorithm, Algorithm::NvlsTree);
+  apply_nccl_env({{"NCCL_NVLS_CHUNKSIZE", "524288"}, {"NCCL_NVLS_NCHANNELS", "24"}}, o);
+  EXPECT_DOUBLE_EQ(o.nvls_chunk.value, 524288);
+  EXPECT_EQ(o.nvls_channels, 24);
 }
 
 TEST(NcclEnv, ALaterSettingWins) {
