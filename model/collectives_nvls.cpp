@@ -247,7 +247,8 @@ double nvls_tree_time(const topology::Topology& topo, const calibration::CostMod
 /// Inside a server the NVLS load, S(n+1)/n per GPU and direction through the non-blocking switch, is
 /// carried by one flow per GPU to the next GPU of its server rather than one per GPU pair: the same
 /// load on every GPU's links with n flows instead of n(n-1), so a cluster of thousands of servers
-/// stays a few flows per link.
+/// stays a few flows per link. Every flow also carries the pipeline's fill and drain (nvls_pipeline,
+/// NVLS_TREE's chunk rule): a lower bound, the kernel's network stages lengthen the real pipeline.
 void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel& cost,
                     const CollectiveOptions& o, ConnectionCache& cache, CollectivePlan& p) {
   const auto servers = ranks_by_node(topo, p.ranks);
