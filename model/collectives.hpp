@@ -142,7 +142,8 @@ struct CollectivePlan {
   std::vector<topology::DeviceId> ranks;  // rank i is ranks[i]
   Bytes size;                             // nccl-tests "size" column (see nccl_tests.hpp)
   std::vector<Ring> rings;                // one per channel (Ring algorithm; chains for bcast/reduce)
-  /// Tree algorithm: parent rank index per rank for each of the two trees (-1: root).
+  /// Tree algorithm: parent rank index per rank for each tree (-1: root); trees 2r and 2r + 1 are the
+  /// double binary tree on ring r's chains.
   std::vector<std::vector<long>> tree_parents;
   std::vector<Connection> connections;  // every distinct pair that exchanges data
   int channels = 1;  // distinct rings (or trees) simulated; copies of a ring would cross the same links

@@ -2,12 +2,13 @@
 // form a chain (the ring order, cut where the ring left the server); the chain heads form two
 // binary trees over the servers (the "double binary tree": the second tree is the first mirrored
 // when the server count is even, shifted by one when odd, so a leaf of one is an inner node of the
-// other). Each tree carries half of the data: a reduce up to the root, then a broadcast down, in
-// pipelined chunks.
+// other). NCCL builds them per channel on the channel's NIC, so rigsim builds the pair on every distinct
+// ring of the plan (each enters a server through its own GPU and NIC); the 2R trees carry S/2R each: a
+// reduce up to the root, then a broadcast down, in pipelined chunks.
 //
 // Step model: chunk j goes up a hop once it has arrived from every child (and chunk j-1 has left
 // on that hop); it goes down a hop once the parent has it — the root once all its children's chunk
-// j have arrived. Steady model: per tree, one flow up and one down per edge of S/2 bytes each, all
+// j have arrived. Steady model: per tree, one flow up and one down per edge of S/2R bytes each, all
 // concurrent, after NCCL's tree latency base + 2((ppn-1)·intra + log2(nodes)·inter).
 #include <algorithm>
 #include <cmath>
@@ -41,13 +42,15 @@ long dtree_parent(int tree, long r, long n) {
   return p < 0 ? -1 : n - 1 - p;
 }
 
-/// Rank indices of each server's chain, in ring order (the ring visits servers one after another).
-std::vector<std::vector<long>> chains(const topology::Topology& topo, const CollectivePlan& p) {
+/// Rank indices of each server's chain, in the order of `ring` (which visits servers one after another):
+/// its head is the GPU the ring enters the server at, whose NIC the tree's edges across servers use.
+std::vector<std::vector<long>> chains(const topology::Topology& topo, const CollectivePlan& p,
+                                      const Ring& ring) {
   std::map<DeviceId, long> index;
   for (std::size_t i = 0; i < p.ranks.size(); ++i) index[p.ranks[i]] = static_cast<long>(i);
   std::vector<int> nodes;
   std::vector<std::vector<long>> out;
-  for (DeviceId d : p.rings.front().order) {
+  for (DeviceId d : ring.order) {
     const int node = topo.device(d).node;
     if (nodes.empty() || nodes.back() != node) {
       nodes.push_back(node);
@@ -150,32 +153,44 @@ void plan_tree(const Platform& platform, ConnectionCache& cache,
                const CollectiveOptions& o, CollectivePlan& p) {
   const auto& topo = platform.topology();
   const auto& cost = platform.cost_model();
-  const auto chain = chains(topo, p);
-  p.tree_parents = {tree_parents(chain, 0, p.ranks.size()), tree_parents(chain, 1, p.ranks.size())};
+  // One pair of trees per distinct ring NCCL's channels run (each ring enters every server at its own
+  // GPU, so through its own NIC): NCCL builds a tree per channel on the channel's NIC (connect.cc
+  // ncclTopoPreset, the tree graph of trees.cc's double binary tree), so the data spreads over the NICs
+  // as the rings' does. Tree 2r + t is ring r's chains under double binary tree t.
+  p.tree_parents.clear();
+  std::size_t servers = 1;
+  for (const Ring& ring : p.rings) {
+    const auto chain = chains(topo, p, ring);
+    servers = chain.size();
+    for (int t = 0; t < 2; ++t) p.tree_parents.push_back(tree_parents(chain, t, p.ranks.size()));
+  }
   p.connections.clear();
   collect_hops(cache, p);
   const bool nvl = intra_is_nvlink(topo, p.connections);
-  p.channels = 2;
-  p.latency = tree_latency(cost, p.ranks.size(), chain.size(), step_latencies(cost, nvl));
-  const std::size_t chunks = pieces(p.size.value / 2, o.chain_chunk, o.max_tree_chunks);
-  p.model = resolve_model(o, p.ranks.size(), 2 * chunks * 2 * (p.ranks.size() - 1));
+  const std::size_t trees = p.tree_parents.size();
+  p.channels = static_cast<int>(trees);
+  p.latency = tree_latency(cost, p.ranks.size(), servers, step_latencies(cost, nvl));
+  const double share = p.size.value / static_cast<double>(trees);
+  const std::size_t chunks = pieces(share, o.chain_chunk, o.max_tree_chunks);
+  const std::size_t transfers = trees * chunks * 2 * (p.ranks.size() - 1);
+  p.model = resolve_model(o, p.ranks.size(), transfers);
   if (p.model == PlanModel::Steady) {
-    p.chunk = {p.size.value / 2};
-    for (int t = 0; t < 2; ++t)
+    p.chunk = {share};
+    for (std::size_t t = 0; t < trees; ++t)
       for (std::size_t i = 0; i < p.ranks.size(); ++i) {
-        const long up = p.tree_parents[static_cast<std::size_t>(t)][i];
+        const long up = p.tree_parents[t][i];
         if (up < 0) continue;
         const DeviceId a = p.ranks[i], b = p.ranks[static_cast<std::size_t>(up)];
         for (const Connection* h : {&cache.get(a, b), &cache.get(b, a)})
           add_transfer(p.transfers, *h, p.chunk, p.latency, {},
-                       tag(h->src == a ? "up" : "down", t, 0));
+                       tag(h->src == a ? "up" : "down", static_cast<int>(t), 0));
       }
     return;
   }
-  check_step_size(2 * chunks * 2 * (p.ranks.size() - 1), p);
-  p.chunk = {p.size.value / 2 / static_cast<double>(chunks)};
-  for (int t = 0; t < 2; ++t) {
-    TreeSteps b{cost, cache, p, nvl, t, p.tree_parents[static_cast<std::size_t>(t)], {}, {}, {}};
+  check_step_size(transfers, p);
+  p.chunk = {share / static_cast<double>(chunks)};
+  for (std::size_t t = 0; t < trees; ++t) {
+    TreeSteps b{cost, cache, p, nvl, static_cast<int>(t), p.tree_parents[t], {}, {}, {}};
     b.children.resize(b.parent.size());
     for (std::size_t i = 0; i < b.parent.size(); ++i)
       if (b.parent[i] >= 0) b.children[static_cast<std::size_t>(b.parent[i])].push_back(i);

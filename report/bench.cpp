@@ -138,10 +138,12 @@ std::string why(const Platform& platform, const BenchResult& res) {
         "#   result: S/n per NIC and direction between 2 servers, 2S/n beyond\n" +
         nvls_pipeline_line(p);
   } else if (p.algorithm == Algorithm::Tree) {
-    out +=
-        "# Trees: two binary trees over the servers (the second mirrored or shifted), each carrying half\n"
-        "#   the data; inside a server the GPUs form a chain in this ring order:\n" +
-        ring_line(topo, p.rings.front());
+    out += "# Trees: two binary trees over the servers (the second mirrored or shifted) on each of " +
+           std::to_string(p.rings.size()) + " ring(s), each tree carrying 1/" +
+           std::to_string(p.tree_parents.size()) + " of the data;\n" +
+           "#   inside a server the GPUs form a chain in the ring's order, its head (the GPU the ring\n"
+           "#   enters the server at) on the network:\n";
+    for (const Ring& r : p.rings) out += ring_line(topo, r);
   } else if (!p.rings.empty()) {
     out += p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "# Chains:\n" : "# Rings:\n";
     for (const Ring& r : p.rings) out += ring_line(topo, r);

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/executor.hpp"
 #include "model/bench.hpp"
@@ -300,6 +303,34 @@ TEST(NvlsTree, BeyondTwoServersEachNicCarriesTwiceTheShard) {
       lat + std::max((s + fill) * (n + 1) / n / (eff * r.nvlink), 2 * (s + fill) / n / r.nic);
   expect_closed_form("lat + max((S + 2 loop)(n+1)/n / (eff B_nvlink), 2(S + 2 loop)/n / B_nic)", expected,
                      seconds_of(p, plan), "s");
+}
+
+TEST(ClusterTree, EveryRingsNicCarriesItsPairOfTrees) {
+  // NCCL builds a tree per channel on the channel's NIC; rigsim one double binary tree per distinct ring,
+  // whose chain in each server starts at the GPU the ring enters at. 4 HGX H100 servers: 8 rings, one
+  // per NIC, so 16 trees of S/16. Each server is an inner node (2 children) of one of a ring's two trees
+  // and a leaf of the other: its NIC sends 1 + 2 + 1 = 4 of S/16 per direction, S/4. Inside a server
+  // every GPU is a chain's head once, its tail once and in its middle 6 times: (1 + 1 + 6 x 2) x 2 trees
+  // x S/16 = 1.75 S over its NVLinks per direction.
+  const Platform p = h100_cluster(4);
+  const auto gpus = p.topology().gpus();
+  const double s = 4.0 * 1024 * 1024 * 1024;
+  CollectiveOptions force;
+  force.algorithm = Algorithm::Tree;
+  force.model = PlanModel::Steady;
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, force);
+  ASSERT_EQ(plan.rings.size(), 8u);
+  ASSERT_EQ(plan.tree_parents.size(), 16u);
+  EXPECT_DOUBLE_EQ(plan.chunk.value, s / 16);
+  std::set<std::string> nics;
+  for (const Connection& c : plan.connections)
+    if (c.transport == Transport::Net) nics.insert(p.topology().device(c.src).name);
+  EXPECT_EQ(nics.size(), gpus.size()) << "every GPU of every server heads one ring's trees on its NIC";
+  const ClusterRates r = rates_of(plan);
+  const double expected = plan.latency.value + std::max(s / 4 / r.nic, 1.75 * s / r.nvlink);
+  expect_closed_form("lat + max(S/4 / B_nic, 1.75 S / B_nvlink)", expected, seconds_of(p, plan), "s");
+  // The pair of trees on the first ring alone (rigsim before) put 4 x S/2 = 2S through one NIC per server.
+  EXPECT_LT(seconds_of(p, plan), 2 * s / r.nic / 7);
 }
 
 TEST(NvlsTree, OnlyWhereNcclRunsIt) {
