@@ -310,6 +310,17 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
   detail::check_step_size(p.rings.size() * chunks * hops, p);
   for (std::size_t c = 0; c < p.rings.size(); ++c) {
     const std::size_t first = p.transfers.size();
+    if (!simple) {
+      // LL / LL128 forward each line as it arrives (prims_ll.h, prims_ll128.h: a line is read, polled on
+      // its flag, and stored to the next peer in the same loop), so the hops run at once, each starting
+      // when the first lines reach it: after NCCL's base and the per-step latencies up to it.
+      Seconds lat = detail::protocol_base(cost, p.protocol);
+      for (std::size_t h = 0; h < hops; ++h) {
+        lat = lat + detail::protocol_step(cost, p.protocol, p.rings[c].hops[h], nvl);
+        detail::add_transfer(p.transfers, p.rings[c].hops[h], wire(p), lat, {}, tag(p, "chain", c, h));
+      }
+      continue;
+    }
     for (std::size_t j = 0; j < chunks; ++j)
       for (std::size_t h = 0; h < hops; ++h) {
         std::vector<std::size_t> after;
