@@ -135,7 +135,7 @@ int run(const BenchCli& o) {
   topology::Topology topo = load_topology(o);
   // The options first: NCCL's environment may set what the platform's network routes do (GDR).
   const model::BenchOptions options = bench_options(o, topo);
-  const model::Platform platform(std::move(topo), cost, options.collective.net);
+  const model::Platform platform(std::move(topo), cost, model::bench_net_policy(options));
   if (o.dump_platform) {
     emit(platform.dump(), o.output);
     return 0;

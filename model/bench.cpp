@@ -35,6 +35,13 @@ Seconds plan_duration(const CollectivePlan& plan, const RunResult& run) {
   return run.makespan;
 }
 
+NetPolicy bench_net_policy(const BenchOptions& options) {
+  NetPolicy net = options.collective.net;
+  net.nccl_version = options.collective.p2p.nccl_version;
+  net.gpus = options.gpus;
+  return net;
+}
+
 Seconds simulate_plan(const Platform& platform, const Executor& execute, const CollectivePlan& plan,
                       RunResult* run) {
   if (plan.transfers.empty()) return plan_duration(plan, {});

@@ -48,6 +48,10 @@ struct BenchResult {
   Seconds launch;                     // the host's time per iteration, gpus_per_thread x launch per GPU
 };
 
+/// The network policy a bench's Platform needs: NCCL's environment (options.collective.net) with the
+/// communicator's GPUs and the NCCL release, on which NCCL's default GDR read rule depends.
+NetPolicy bench_net_policy(const BenchOptions& options);
+
 /// Simulated duration of one plan: the makespan of its transfers, or its latency term when it moves
 /// nothing (one GPU), or 0 for 0 bytes. `run` receives the executor's result when given.
 Seconds simulate_plan(const Platform& platform, const Executor& execute, const CollectivePlan& plan,

@@ -97,8 +97,14 @@ struct NetPolicy {
   /// NCCL_NET_GDR_LEVEL: the farthest GPU-NIC path class that uses GDR; nullopt: NCCL's default PXB.
   std::optional<topology::PathClass> gdr_level;
   /// NCCL_NET_GDR_READ: 0 never read GPU memory from the NIC (sends stage), 1 always where GDR is
-  /// allowed, -2 NCCL's default (reads on from Ampere, before it only with an NVLink peer or alone).
+  /// allowed, -2 NCCL's default: reads only when the GPU is its server's one GPU of the communicator or
+  /// has an NVLink peer among them, for every GPU before NCCL 2.19.1 and only before Ampere from it.
   int gdr_read = -2;
+  /// The NCCL release (topology::kNcclVersion's encoding) whose default read rule applies.
+  int nccl_version = topology::kNcclVersion;
+  /// The communicator's GPUs, all servers: NCCL's topology holds only these (topo.cc keeps the ranks'
+  /// GPUs), so "alone" and "an NVLink peer" count among them. Empty: every GPU of the server.
+  std::vector<topology::DeviceId> gpus;
   bool operator==(const NetPolicy&) const = default;
 };
 

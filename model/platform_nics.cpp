@@ -1,6 +1,7 @@
 // Where a GPU's network traffic leaves its server (nearest_nic) and whether NCCL's network transport
 // reads and writes its memory directly (uses_gdr): the NIC side of the Platform's routing rules
 // (reference nccl.md §d.3–§d.4).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ std::optional<DeviceId> compute_nearest_nic(const topology::Topology& topo, Devi
   return mine[k % mine.size()];
 }
 
+/// The first NCCL release whose default GDR read rule exempts Ampere and newer GPUs.
+constexpr int kGdrReadAmpereExempt = 21901;
+
 }  // namespace
 
 std::optional<DeviceId> nearest_nic(const topology::Topology& topo, DeviceId device) {
@@ -66,16 +70,23 @@ bool uses_gdr(const topology::Topology& topo, DeviceId gpu, DeviceId nic, bool r
   if (n.nic == nullptr || !n.nic->gpudirect_rdma) return say(false, n.name + " has no GPUDirect RDMA");
   if (g.gpu->geforce) return say(false, "GeForce cards have no GPUDirect RDMA");
   if (read && policy.gdr_read == 0) return say(false, "NCCL_NET_GDR_READ=0: sends are staged");
-  if (read && policy.gdr_read < 0 && g.gpu->sm < 80) {
-    // NCCL: before Ampere, GDR reads only when the GPU is alone or has an NVLink peer (no other PCIe flows).
+  // NCCL's default (paths.cc ncclTopoCheckGdr): GDR reads only when the GPU is the communicator's one GPU
+  // on its server or has an NVLink peer among them (no other PCIe flows); up to 2.18 for every GPU,
+  // from 2.19.1 only before Ampere (`cudaCompCap < 80`, absent at v2.18.6, present at v2.19.1).
+  const bool every_generation = policy.nccl_version < kGdrReadAmpereExempt;
+  if (read && policy.gdr_read < 0 && (every_generation || g.gpu->sm < 80)) {
     bool alone = true, nvlink = false;
     for (DeviceId o : topo.node_devices(g.node)) {
       if (o == gpu || topo.device(o).kind != DeviceKind::Gpu) continue;
+      if (!policy.gpus.empty() && std::find(policy.gpus.begin(), policy.gpus.end(), o) == policy.gpus.end())
+        continue;
       alone = false;
       nvlink = nvlink || topo.path(gpu, o).nccl == topology::PathClass::NVL;
     }
     if (!alone && !nvlink)
-      return say(false, "before Ampere NCCL reads GPU memory from the NIC only with an NVLink peer");
+      return say(false, every_generation && g.gpu->sm >= 80
+                            ? "NCCL before 2.19.1 reads GPU memory from the NIC only with an NVLink peer"
+                            : "before Ampere NCCL reads GPU memory from the NIC only with an NVLink peer");
   }
   const topology::PathClass level = policy.gdr_level.value_or(topology::PathClass::PXB);
   const topology::PathClass distance = topo.pcie_path(gpu, nic).nccl;

@@ -153,9 +153,11 @@ class Validator {
     const Series& x = m_.series[s];
     const Platform& given = platform_(x.nodes);
     BenchOptions b = bench_options(given, s);
-    // A series whose NCCL environment changes the network routes (NCCL_NET_GDR_*) runs on its own copy.
+    // A series whose network routes differ (NCCL_NET_GDR_*, the communicator's GPUs and NCCL release for
+    // the GDR read rule) runs on its own copy.
     std::optional<Platform> own;
-    if (b.collective.net != NetPolicy{}) own.emplace(given.topology(), given.cost_model(), b.collective.net);
+    if (const NetPolicy net = bench_net_policy(b); net != given.net_policy())
+      own.emplace(given.topology(), given.cost_model(), net);
     const Platform& p = own ? *own : given;
     for (std::size_t i = 0; i < x.points.size(); ++i) {
       const Point& pt = x.points[i];

@@ -304,6 +304,36 @@ TEST(NetTransport, BeforeAmpereSendsStageWithoutAnNvlinkPeer) {
   EXPECT_EQ(dram_crossings(both, net_route(both)), 0);
 }
 
+TEST(NetTransport, BeforeNccl219EveryGenerationStagesSendsWithoutAnNvlinkPeer) {
+  // paths.cc ncclTopoCheckGdr: the "alone or an NVLink peer" condition on GDR reads has applied only
+  // before Ampere since 2.19.1 (`cudaCompCap < 80`, absent at v2.18.6); before, to every GPU. The peers
+  // are the communicator's GPUs (NCCL's topology keeps only the ranks' GPUs): one GPU per server is
+  // alone and reads directly under any release.
+  const Platform p = net_cluster("a100-pcie-40gb", "sw0");
+  const auto& t = p.topology();
+  const topology::DeviceId g = t.gpus()[0], nic = *nearest_nic(t, g);
+  EXPECT_TRUE(uses_gdr(t, g, nic, true, {})) << "2.19.1 and later: Ampere reads GPU memory directly";
+  NetPolicy old;
+  old.nccl_version = 21806;
+  std::string why;
+  EXPECT_FALSE(uses_gdr(t, g, nic, true, old, &why));
+  EXPECT_NE(why.find("before 2.19.1"), std::string::npos) << why;
+  EXPECT_TRUE(uses_gdr(t, g, nic, false, old)) << "receives keep GDR";
+  old.nccl_version = 21901;
+  EXPECT_TRUE(uses_gdr(t, g, nic, true, old));
+  NetPolicy alone;
+  alone.nccl_version = 21806;
+  for (const topology::DeviceId d : t.gpus())
+    if (t.device(d).node != t.device(g).node || d == g) alone.gpus.push_back(d);
+  EXPECT_TRUE(uses_gdr(t, g, nic, true, alone)) << "the communicator's only GPU on its server";
+  const Platform staged = net_cluster("a100-pcie-40gb", "sw0", [] {
+    NetPolicy n;
+    n.nccl_version = 21806;
+    return n;
+  }());
+  EXPECT_EQ(dram_crossings(staged, net_route(staged)), 2) << "the sending end only";
+}
+
 TEST(NetTransport, ShmDisableLoopsBackThroughTheNic) {
   // Two RTX 3090 (no P2P on a stock driver) with SHM disabled: NCCL's network transport through the
   // NIC, staged through host memory at both ends (GeForce: no GDR).
