@@ -60,6 +60,17 @@ constexpr ArchRatesKey kArchFactors[] = {
     {"nccl_nvls_efficiency", &CostModel::nccl_nvls_efficiency},
 };
 
+/// A per-architecture, per-node-count table of rates in GB/s (JSON: 4 rows of 3 positive numbers: Volta,
+/// Ampere, Hopper, Blackwell x 1, 2, more nodes) and its member.
+struct NodeTableKey {
+  const char* key;
+  std::array<std::array<double, 3>, 4> CostModel::*field;
+};
+constexpr NodeTableKey kNodeTables[] = {
+    {"nccl_ll_max_bw_gbs", &CostModel::nccl_ll_max_bw_gbs},
+    {"nccl_tree_channel_bw_gbs", &CostModel::nccl_tree_channel_bw_gbs},
+    {"nccl_tree_ll128_channel_bw_gbs", &CostModel::nccl_tree_ll128_channel_bw_gbs},
+};
 /// Factors that are overrides: 0 (the default) means "not set", and to_json leaves them out.
 bool is_override(const char* key) {
   const std::string k = key;
@@ -113,6 +124,18 @@ constexpr DurationKey kDurations[] = {
     {"nccl_ll128_step_latency_nvlink", &CostModel::nccl_ll128_step_latency_nvlink},
     {"nccl_ll128_step_latency_pcie", &CostModel::nccl_ll128_step_latency_pcie},
     {"nccl_ll128_step_latency_net", &CostModel::nccl_ll128_step_latency_net},
+    {"nccl_tree_base_latency", &CostModel::nccl_tree_base_latency},
+    {"nccl_tree_step_latency_nvlink", &CostModel::nccl_tree_step_latency_nvlink},
+    {"nccl_tree_step_latency_pcie", &CostModel::nccl_tree_step_latency_pcie},
+    {"nccl_tree_step_latency_net", &CostModel::nccl_tree_step_latency_net},
+    {"nccl_tree_ll_base_latency", &CostModel::nccl_tree_ll_base_latency},
+    {"nccl_tree_ll_step_latency_nvlink", &CostModel::nccl_tree_ll_step_latency_nvlink},
+    {"nccl_tree_ll_step_latency_pcie", &CostModel::nccl_tree_ll_step_latency_pcie},
+    {"nccl_tree_ll_step_latency_net", &CostModel::nccl_tree_ll_step_latency_net},
+    {"nccl_tree_ll128_base_latency", &CostModel::nccl_tree_ll128_base_latency},
+    {"nccl_tree_ll128_step_latency_nvlink", &CostModel::nccl_tree_ll128_step_latency_nvlink},
+    {"nccl_tree_ll128_step_latency_pcie", &CostModel::nccl_tree_ll128_step_latency_pcie},
+    {"nccl_tree_ll128_step_latency_net", &CostModel::nccl_tree_ll128_step_latency_net},
 };
 
 void set_bandwidth_defaults(CostModel& m) {
@@ -252,6 +275,29 @@ void set_nccl_defaults(CostModel& m) {
   m.nccl_ll128_step_latency_nvlink = microseconds(1.9);
   m.nccl_ll128_step_latency_pcie = microseconds(2.5);
   m.nccl_ll128_step_latency_net = microseconds(4.0);
+  // tuning.cc, Tree rows (baseLat Tree {6.8, 14.0, 8.4}; hwLat NVLINK Tree {.6, 1.25, 4.0}, PCI Tree
+  // {1.0, 1.9, 4.0}, NET Tree {5.0, 8.5, 14}, LL / LL128 / Simple; the same at v2.18.3, v2.23.4 and in
+  // v2.29.2's ncclTunerConstantsDefaults): the tree all_reduce's latency base + 2((ppn-1) intra +
+  // log2(nodes) net). Planning constants, not measurements.
+  m.nccl_tree_base_latency = microseconds(8.4);
+  m.nccl_tree_step_latency_nvlink = microseconds(4.0);
+  m.nccl_tree_step_latency_pcie = microseconds(4.0);
+  m.nccl_tree_step_latency_net = microseconds(14.0);
+  m.nccl_tree_ll_base_latency = microseconds(6.8);
+  m.nccl_tree_ll_step_latency_nvlink = microseconds(0.6);
+  m.nccl_tree_ll_step_latency_pcie = microseconds(1.0);
+  m.nccl_tree_ll_step_latency_net = microseconds(5.0);
+  m.nccl_tree_ll128_base_latency = microseconds(14.0);
+  m.nccl_tree_ll128_step_latency_nvlink = microseconds(1.25);
+  m.nccl_tree_ll128_step_latency_pcie = microseconds(1.9);
+  m.nccl_tree_ll128_step_latency_net = microseconds(8.5);
+  // tuning.cc perChMaxTreeBws and perChMaxTreeLL128Bws, GB/s per tree channel, rows Volta / Ampere /
+  // Hopper / Blackwell, columns 1 / 2 / more nodes (v2.29.2's ncclTunerConstantsDefaults; the first three
+  // rows as at v2.23.4): caps on the tree's Simple and LL128 bus bandwidth in NCCL's choice.
+  m.nccl_tree_channel_bw_gbs = {
+      {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
+  m.nccl_tree_ll128_channel_bw_gbs = {
+      {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
   // tuning.cc llMaxBws (nccl.md §d.5), GB/s, rows Volta/Ampere/Hopper/Blackwell, columns 1 / 2 / more
   // nodes: the LL protocol's bandwidth cap.
   m.nccl_ll_max_bw_gbs = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
@@ -374,9 +420,8 @@ std::array<double, 4> read_per_arch(ObjectReader& r, const char* key, std::array
   return value;
 }
 
-std::array<std::array<double, 3>, 4> read_ll_table(ObjectReader& r,
-                                                   std::array<std::array<double, 3>, 4> value) {
-  const char* key = "nccl_ll_max_bw_gbs";
+std::array<std::array<double, 3>, 4> read_node_table(ObjectReader& r, const char* key,
+                                                     std::array<std::array<double, 3>, 4> value) {
   const nlohmann::json* a = r.optional_array(key);
   if (!a) return value;
   if (a->size() != 4) r.fail(key, "expected 4 rows (Volta, Ampere, Hopper, Blackwell) of 3 rates in GB/s");
@@ -470,7 +515,7 @@ CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::
   for (const auto& a : kArchFactors) base.*a.field = read_per_arch(r, a.key, base.*a.field, true);
   for (const auto& g : kGenFactors) base.*g.field = read_gen_factors(r, g.key, base.*g.field);
   for (const auto& z : kSizes) base.*z.field = read_size(r, z.key, base.*z.field);
-  base.nccl_ll_max_bw_gbs = read_ll_table(r, base.nccl_ll_max_bw_gbs);
+  for (const auto& t : kNodeTables) base.*t.field = read_node_table(r, t.key, base.*t.field);
   const auto source = r.optional_string("source");
   r.finish();
   base.source = source ? *source + " (" + file + ")" : file;
@@ -491,7 +536,7 @@ nlohmann::json to_json(const CostModel& m) {
   for (const auto& g : kGenFactors) out[g.key] = m.*g.field;
   for (const auto& z : kSizes)
     out[z.key] = std::to_string(static_cast<long long>(std::llround((m.*z.field).value))) + "B";
-  out["nccl_ll_max_bw_gbs"] = m.nccl_ll_max_bw_gbs;
+  for (const auto& t : kNodeTables) out[t.key] = m.*t.field;
   out["source"] = m.source;
   return out;
 }

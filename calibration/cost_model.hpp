@@ -75,10 +75,26 @@ struct CostModel {
   Seconds nccl_ll128_step_latency_pcie;
   Seconds nccl_ll128_step_latency_net;
 
+  // --- the same for NCCL's tree all_reduce across servers (tuning.cc baseLat / hwLat, Tree row) ---
+  Seconds nccl_tree_base_latency;  // Simple
+  Seconds nccl_tree_step_latency_nvlink;
+  Seconds nccl_tree_step_latency_pcie;
+  Seconds nccl_tree_step_latency_net;
+  Seconds nccl_tree_ll_base_latency;
+  Seconds nccl_tree_ll_step_latency_nvlink;
+  Seconds nccl_tree_ll_step_latency_pcie;
+  Seconds nccl_tree_ll_step_latency_net;
+  Seconds nccl_tree_ll128_base_latency;
+  Seconds nccl_tree_ll128_step_latency_nvlink;
+  Seconds nccl_tree_ll128_step_latency_pcie;
+  Seconds nccl_tree_ll128_step_latency_net;
+
   // --- NCCL's tuning-model bandwidth constants (tuning.cc, nccl.md §d.4-§d.5), per GPU architecture
   //     row: Volta and older, Ampere, Hopper, Blackwell; GB/s ---
   std::array<std::array<double, 3>, 4> nccl_ll_max_bw_gbs{};  // llMaxBws[arch][1 node, 2 nodes, more]
   std::array<double, 4> nccl_ll128_channel_bw_gbs{};          // perChMaxRingLL128Bws: LL128 cap per channel
+  std::array<std::array<double, 3>, 4> nccl_tree_channel_bw_gbs{};        // perChMaxTreeBws (Simple)
+  std::array<std::array<double, 3>, 4> nccl_tree_ll128_channel_bw_gbs{};  // perChMaxTreeLL128Bws
   /// NVLS (NVLink SHARP: the NVSwitch reduces and multicasts): NCCL's nvlsEfficiency per architecture
   /// (0 = no NVLS) and the NVLS latency term (hwLat[NVLINK][NVLS][Simple]; its base latency is 0).
   std::array<double, 4> nccl_nvls_efficiency{};

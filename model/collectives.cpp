@@ -391,43 +391,72 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
          " ranks)");
 }
 
-/// NCCL's choice between ring and tree for all_reduce (tuning.cc time model, nccl.md §d.5), with the
-/// same bus bandwidth B (channels x the slowest hop) for both: ring 2(n-1)/n·S/B per protocol, tree
-/// S/(0.5·0.92·B).
-Algorithm choose_all_reduce(const topology::Topology& topo, const calibration::CostModel& cost,
-                            detail::ConnectionCache& cache, const CollectiveOptions& o,
-                            const CollectivePlan& p, std::size_t nodes, bool nvl) {
+/// The tree's time model as a ProtocolChoice (the plan's "time model behind it"): NCCL's estimate per
+/// protocol (detail::tree_estimate) among the protocols the ring may use, and the bytes each puts on the
+/// wire relative to Simple: LL at least 2 (an 8-byte flag with every 8 data bytes), LL128 at least 128/120
+/// (one flag line in 16), more where NCCL's bandwidth for it is lower still.
+ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::CostModel& cost,
+                           const CollectivePlan& p, const ProtocolChoice& ring, std::size_t nodes, bool nvl) {
+  const detail::TreeEstimate e = detail::tree_estimate(
+      topo, cost, p, nodes, nvl, ring.bus_bw[proto_index(Protocol::Simple)].value, p.nccl.graph);
+  ProtocolChoice c;
+  std::copy(std::begin(ring.enabled), std::end(ring.enabled), std::begin(c.enabled));
+  const double floor[3] = {2.0, 128.0 / 120.0, 1.0};
+  double best = std::numeric_limits<double>::infinity();
+  for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    const std::size_t i = proto_index(proto);
+    c.latency[i] = e.latency[i];
+    c.bus_bw[i] = {e.bus_bw[i]};
+    c.time[i] = e.time[i];
+    c.wire_factor[i] = proto == Protocol::Simple ? 1.0 : std::max(floor[i], e.bus_bw[2] / e.bus_bw[i]);
+    if (c.enabled[i] && c.time[i].value < best) {
+      best = c.time[i].value;
+      c.chosen = proto;
+    }
+  }
+  return c;
+}
+
+/// NCCL's choice of algorithm and protocol for all_reduce (tuning.cc time model, nccl.md §d.5): every
+/// enabled (algorithm, protocol) pair's latency + size / bandwidth, the fastest wins. Ring and tree get
+/// the same bus bandwidth B (channels x the slowest hop); NVLS and NVLS_TREE run Simple only.
+struct AllReduceChoice {
+  Algorithm algorithm = Algorithm::Ring;
+  ProtocolChoice tree;  // the tree's estimate (across servers)
+};
+
+AllReduceChoice choose_all_reduce(const topology::Topology& topo, const calibration::CostModel& cost,
+                                  detail::ConnectionCache& cache, const CollectiveOptions& o,
+                                  const CollectivePlan& p, std::size_t nodes, bool nvl) {
+  const bool simple = !o.protocol || *o.protocol == Protocol::Simple;
+  const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
+  const double ring = rp.time[proto_index(rp.chosen)].value;
+  const double per_gpu = rp.bus_bw[proto_index(Protocol::Simple)].value;
+  AllReduceChoice out;
+  out.tree = tree_choice(topo, cost, p, rp, nodes, nvl);  // NCCL_ALGO=Tree may ask for it in one server
   if (nodes < 2) {
-    if (!o.nvls_enable || !detail::nvls_supported(topo, cost, o, p, nodes)) return Algorithm::Ring;
     // NCCL compares NVLS+Simple with the ring's best protocol; both on the ring's Simple bus bandwidth
     // (channels x hop rate: the GPU's NVLink bandwidth through the switch).
-    const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
-    const double ring = rp.time[proto_index(rp.chosen)].value;
-    const double per_gpu = rp.bus_bw[proto_index(Protocol::Simple)].value;
-    const double nvls = detail::nvls_time(topo, cost, o, p, per_gpu);
-    return nvls < ring ? Algorithm::Nvls : Algorithm::Ring;
+    if (simple && o.nvls_enable && detail::nvls_supported(topo, cost, o, p, nodes) &&
+        detail::nvls_time(topo, cost, o, p, per_gpu) < ring)
+      out.algorithm = Algorithm::Nvls;
+    return out;
   }
-  // NCCL gives ring and tree the same bus bandwidth (channels x the slowest hop's rate) and compares
-  // every (algorithm, protocol) pair; the tree runs Simple only in rigsim. Comparing a tree on one
-  // hop's rate with a ring on all its channels made the ring win large messages at scale.
-  const auto lat = detail::step_latencies(cost, nvl);
-  const ProtocolChoice rp = choose_protocol(topo, cost, o, p, nodes, nvl, false);
-  const double bus = rp.bus_bw[proto_index(Protocol::Simple)].value;
-  const double tree =
-      detail::tree_latency(cost, p.ranks.size(), nodes, lat).value +
-      p.size.value / (0.5 * cost.nccl_tree_bw_ratio * bus);  // a tree all_reduce moves the data twice
-  const double ring = rp.time[proto_index(rp.chosen)].value;
+  // Comparing a tree on one hop's rate with a ring on all its channels made the ring win large messages
+  // at scale: both get the ring's bus bandwidth.
+  const double tree = out.tree.time[proto_index(out.tree.chosen)].value;
   // NVLS_TREE where every server has NVLS (NCCL 2.18 and later), on NCCL's estimate for it.
-  if (o.nvls_enable && detail::nvls_tree_supported(topo, cost, o, p, nodes)) {
-    const double nvls_tree = detail::nvls_tree_time(topo, cost, cache, p);
-    if (nvls_tree < std::min(tree, ring)) return Algorithm::NvlsTree;
-  }
-  return tree < ring ? Algorithm::Tree : Algorithm::Ring;
+  if (simple && o.nvls_enable && detail::nvls_tree_supported(topo, cost, o, p, nodes) &&
+      detail::nvls_tree_time(topo, cost, cache, p) < std::min(tree, ring))
+    out.algorithm = Algorithm::NvlsTree;
+  else if (tree < ring)
+    out.algorithm = Algorithm::Tree;
+  return out;
 }
 
 Algorithm pick_algorithm(const topology::Topology& topo, const calibration::CostModel& cost,
                          detail::ConnectionCache& cache, const CollectiveOptions& o, const CollectivePlan& p,
-                         std::size_t nodes, bool nvl) {
+                         std::size_t nodes, bool nvl, ProtocolChoice* tree = nullptr) {
   if (p.op == CollectiveOp::AllToAll || p.op == CollectiveOp::SendRecv) {
     if (o.algorithm && *o.algorithm != Algorithm::Pairwise)
       fail(std::string(to_string(p.op)) + " uses pairwise send/recv, not " +
@@ -450,19 +479,15 @@ Algorithm pick_algorithm(const topology::Topology& topo, const calibration::Cost
         "NCCL would report \"no algorithm/protocol available\"");
   if (o.algorithm == Algorithm::NvlsTree && !o.nvls_enable)
     fail("NVLS_TREE was asked for but NCCL_NVLS_ENABLE=0");
-  // NVLS runs Simple only (tuning.cc skips NVLS with LL/LL128), and rigsim's tree too (NCCL's Tree LL and
-  // LL128 are not modelled): another protocol leaves the ring.
+  // NVLS runs Simple only (tuning.cc skips NVLS with LL/LL128); the tree runs all three protocols.
   const bool simple = !o.protocol || *o.protocol == Protocol::Simple;
   if ((o.algorithm == Algorithm::Nvls || o.algorithm == Algorithm::NvlsTree) && !simple)
     fail("NVLS runs only the Simple protocol, not " + std::string(to_string(*o.protocol)) +
          "; NCCL would report \"no algorithm/protocol available\"");
-  if (o.algorithm == Algorithm::Tree && !simple)
-    fail("rigsim runs the tree with the Simple protocol only (NCCL's Tree " +
-         std::string(to_string(*o.protocol)) + " is not modelled); use --algo ring or --proto Simple");
-  if (o.algorithm) return *o.algorithm;
-  if (!simple) return Algorithm::Ring;
-  return p.op == CollectiveOp::AllReduce ? choose_all_reduce(topo, cost, cache, o, p, nodes, nvl)
-                                         : Algorithm::Ring;
+  if (p.op != CollectiveOp::AllReduce) return o.algorithm.value_or(Algorithm::Ring);
+  const AllReduceChoice c = choose_all_reduce(topo, cost, cache, o, p, nodes, nvl);
+  if (tree) *tree = c.tree;
+  return o.algorithm.value_or(c.algorithm);
 }
 
 }  // namespace
@@ -515,8 +540,13 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
   build_rings(platform, cache, options, p);
   const bool nvl = detail::intra_is_nvlink(topo, p.connections);
   const std::size_t nodes = node_count(topo, ranks);
-  p.algorithm = pick_algorithm(topo, cost, cache, options, p, nodes, nvl);
+  ProtocolChoice tree;
+  p.algorithm = pick_algorithm(topo, cost, cache, options, p, nodes, nvl, &tree);
   p.model = detail::resolve_model(options, ranks.size(), 0);
+  if (p.algorithm == Algorithm::Tree) {
+    p.protocol_choice = tree;
+    p.protocol = tree.chosen;
+  }
   if (ranks.size() < 2 || size.value <= 0) return p;
   if (p.algorithm == Algorithm::Nvls) {
     detail::plan_nvls(topo, cost, options, cache, p);

@@ -88,9 +88,25 @@ std::size_t add_delay(std::vector<Transfer>& out, topology::DeviceId at, Seconds
 /// Tree algorithm (collectives_tree.cpp): fills plan.tree_parents, hops and transfers.
 void plan_tree(const Platform& platform, ConnectionCache& hops, const CollectiveOptions& options,
                CollectivePlan& plan);
-/// NCCL's tree latency term: base + 2((ppn-1)·intra + log2(nodes)·inter) (nccl.md §d.5).
-Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes,
-                     const StepLatencies& lat);
+/// NCCL's tree latency term under protocol `p`: base + 2((ppn-1)·intra + log2(nodes)·inter) from the Tree
+/// rows of tuning.cc (CostModel::nccl_tree_*; intra the NVLink row when the servers' hops are NVLink).
+Seconds tree_latency(const calibration::CostModel& cost, Protocol p, std::size_t ranks, std::size_t nodes,
+                     bool intra_nvlink);
+
+/// NCCL's estimate for the tree all_reduce under each protocol (tuning.cc), indexed by Protocol. `bus` is
+/// the ring's Simple bus bandwidth (channels x the slowest hop, bytes/s), which NCCL gives the tree too;
+/// `channels` the graph's channel count for the per-channel caps. Bus bandwidth: Simple min(0.92 bus,
+/// channels x perChMaxTreeBw), LL min(bus / 3.8, llMaxBw), LL128 min(bus x 120/128 (7/9 in one server),
+/// channels x perChMaxTreeLL128Bw); the algorithm bandwidth is half of it (the data goes up and down)
+/// times treeCorrectionFactor[protocol][log2(size / 64)]; time = latency + size / that.
+struct TreeEstimate {
+  Seconds latency[3];
+  double bus_bw[3] = {0, 0, 0};  // bytes/s
+  Seconds time[3];
+};
+TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::CostModel& cost,
+                           const CollectivePlan& p, std::size_t nodes, bool intra_nvlink, double bus,
+                           double channels);
 
 /// Most concurrent flows of one plan (alltoall, NVLS): every flow shares links with all others, and the
 /// simulation time grows with their square (16k flows: 6 s on a 2-core machine).

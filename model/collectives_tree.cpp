@@ -124,7 +124,11 @@ struct TreeSteps {
                   std::vector<std::size_t> after, const char* dir) {
     const Connection& h = hops.get(plan.ranks[from], plan.ranks[to]);
     Seconds lat{};
-    if (chunk == 0) lat = step_latency(cost, h, nvl) + (leaf ? cost.nccl_base_latency : Seconds{});
+    if (chunk == 0)
+      lat = (h.transport == Transport::Net ? cost.nccl_tree_step_latency_net
+             : nvl                         ? cost.nccl_tree_step_latency_nvlink
+                                           : cost.nccl_tree_step_latency_pcie) +
+            (leaf ? cost.nccl_tree_base_latency : Seconds{});
     return add_transfer(plan.transfers, h, plan.chunk, lat, std::move(after), tag(dir, tree, chunk));
   }
 };
@@ -142,11 +146,51 @@ void collect_hops(ConnectionCache& cache, CollectivePlan& p) {
 
 }  // namespace
 
-Seconds tree_latency(const calibration::CostModel& cost, std::size_t ranks, std::size_t nodes,
-                     const StepLatencies& lat) {
+Seconds tree_latency(const calibration::CostModel& cost, Protocol p, std::size_t ranks, std::size_t nodes,
+                     bool intra_nvlink) {
+  const auto pick = [&](Seconds nvlink, Seconds pcie) { return intra_nvlink ? nvlink : pcie; };
+  Seconds base = cost.nccl_tree_base_latency;
+  StepLatencies lat{pick(cost.nccl_tree_step_latency_nvlink, cost.nccl_tree_step_latency_pcie),
+                    cost.nccl_tree_step_latency_net};
+  if (p == Protocol::LL) {
+    base = cost.nccl_tree_ll_base_latency;
+    lat = {pick(cost.nccl_tree_ll_step_latency_nvlink, cost.nccl_tree_ll_step_latency_pcie),
+           cost.nccl_tree_ll_step_latency_net};
+  } else if (p == Protocol::LL128) {
+    base = cost.nccl_tree_ll128_base_latency;
+    lat = {pick(cost.nccl_tree_ll128_step_latency_nvlink, cost.nccl_tree_ll128_step_latency_pcie),
+           cost.nccl_tree_ll128_step_latency_net};
+  }
   const double ppn = static_cast<double>(ranks) / static_cast<double>(nodes);
   const double log2_nodes = std::floor(std::log2(static_cast<double>(nodes)));  // NCCL's log2i
-  return {cost.nccl_base_latency.value + 2 * ((ppn - 1) * lat.intra.value + log2_nodes * lat.inter.value)};
+  return {base.value + 2 * ((ppn - 1) * lat.intra.value + log2_nodes * lat.inter.value)};
+}
+
+TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::CostModel& cost,
+                           const CollectivePlan& p, std::size_t nodes, bool intra_nvlink, double bus,
+                           double channels) {
+  // tuning.cc treeCorrectionFactor[LL, LL128, Simple][log2i(bytes >> 6)], the same 23 columns at v2.18.3,
+  // v2.23.4 and v2.29.2: NCCL's scale on the tree's bandwidth by size (none from 2^29 B on, nor below 64 B).
+  static constexpr double kCorrection[3][23] = {
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+  const std::size_t row = arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+  const double units = std::floor(p.size.value / 64);
+  const int log_size = units >= 1 ? static_cast<int>(std::floor(std::log2(units))) : -1;
+  TreeEstimate e;
+  e.bus_bw[2] =
+      std::min(cost.nccl_tree_bw_ratio * bus, channels * cost.nccl_tree_channel_bw_gbs[row][col] * 1e9);
+  e.bus_bw[0] = std::min(bus / 3.8, cost.nccl_ll_max_bw_gbs[row][col] * 1e9);
+  e.bus_bw[1] = std::min(bus * (nodes <= 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                         channels * cost.nccl_tree_ll128_channel_bw_gbs[row][col] * 1e9);
+  for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    const auto i = static_cast<std::size_t>(proto);
+    const double scale = log_size >= 0 && log_size < 23 ? kCorrection[i][log_size] : 1.0;
+    e.latency[i] = tree_latency(cost, proto, p.ranks.size(), nodes, intra_nvlink);
+    e.time[i] = {e.latency[i].value + p.size.value / (0.5 * e.bus_bw[i] * scale)};
+  }
+  return e;
 }
 
 void plan_tree(const Platform& platform, ConnectionCache& cache,
@@ -169,20 +213,25 @@ void plan_tree(const Platform& platform, ConnectionCache& cache,
   const bool nvl = intra_is_nvlink(topo, p.connections);
   const std::size_t trees = p.tree_parents.size();
   p.channels = static_cast<int>(trees);
-  p.latency = tree_latency(cost, p.ranks.size(), servers, step_latencies(cost, nvl));
+  p.latency = tree_latency(cost, p.protocol, p.ranks.size(), servers, nvl);
   const double share = p.size.value / static_cast<double>(trees);
-  const std::size_t chunks = pieces(share, o.chain_chunk, o.max_tree_chunks);
+  // LL and LL128 forward each line as it arrives (prims_ll.h, prims_ll128.h), so the reduce up the tree
+  // and the broadcast down it overlap: every edge's two flows run at once after the latency term, with
+  // the protocol's bytes on the wire (ProtocolChoice::wire_factor). Simple pipelines 512 KiB chunks.
+  const bool simple = p.protocol == Protocol::Simple;
+  const std::size_t chunks = simple ? pieces(share, o.chain_chunk, o.max_tree_chunks) : 1;
   const std::size_t transfers = trees * chunks * 2 * (p.ranks.size() - 1);
-  p.model = resolve_model(o, p.ranks.size(), transfers);
+  p.model = simple ? resolve_model(o, p.ranks.size(), transfers) : PlanModel::Steady;
   if (p.model == PlanModel::Steady) {
     p.chunk = {share};
+    const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[static_cast<std::size_t>(p.protocol)];
     for (std::size_t t = 0; t < trees; ++t)
       for (std::size_t i = 0; i < p.ranks.size(); ++i) {
         const long up = p.tree_parents[t][i];
         if (up < 0) continue;
         const DeviceId a = p.ranks[i], b = p.ranks[static_cast<std::size_t>(up)];
         for (const Connection* h : {&cache.get(a, b), &cache.get(b, a)})
-          add_transfer(p.transfers, *h, p.chunk, p.latency, {},
+          add_transfer(p.transfers, *h, Bytes{share * wire}, p.latency, {},
                        tag(h->src == a ? "up" : "down", static_cast<int>(t), 0));
       }
     return;

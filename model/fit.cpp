@@ -166,12 +166,27 @@ double start_value(const CostModel& cm, const std::string& key, const std::vecto
 }  // namespace
 
 const std::vector<std::string>& fit_keys() {
-  static const std::vector<std::string> keys{
-      "gemm_efficiency",         "gemm_fp8_efficiency", "gpu_memory_efficiency",  "memory_efficiency",
-      "pcie_efficiency",         "chipset_efficiency",  "pcie_duplex_efficiency", "nvlink_efficiency",
-      "inter_socket_efficiency", "network_efficiency",  "staging_sync_latency",   "p2p_write_latency",
-      "host_copy_latency",       "nccl_base_latency",   "nccl_ll_base_latency",   "nccl_ll128_base_latency",
-      "nccl_nvls_latency",       "nccl_launch_per_gpu"};
+  static const std::vector<std::string> keys{"gemm_efficiency",
+                                             "gemm_fp8_efficiency",
+                                             "gpu_memory_efficiency",
+                                             "memory_efficiency",
+                                             "pcie_efficiency",
+                                             "chipset_efficiency",
+                                             "pcie_duplex_efficiency",
+                                             "nvlink_efficiency",
+                                             "inter_socket_efficiency",
+                                             "network_efficiency",
+                                             "staging_sync_latency",
+                                             "p2p_write_latency",
+                                             "host_copy_latency",
+                                             "nccl_base_latency",
+                                             "nccl_ll_base_latency",
+                                             "nccl_ll128_base_latency",
+                                             "nccl_tree_base_latency",
+                                             "nccl_tree_ll_base_latency",
+                                             "nccl_tree_ll128_base_latency",
+                                             "nccl_nvls_latency",
+                                             "nccl_launch_per_gpu"};
   return keys;
 }
 

@@ -130,15 +130,16 @@ class Validator {
   static std::string latency_key(const BenchRow& row) {
     if (row.host_bound) return "nccl_launch_per_gpu";
     if (row.algorithm == Algorithm::Nvls || row.algorithm == Algorithm::NvlsTree) return "nccl_nvls_latency";
+    const bool tree = row.algorithm == Algorithm::Tree;
     switch (row.protocol) {
       case Protocol::LL:
-        return "nccl_ll_base_latency";
+        return tree ? "nccl_tree_ll_base_latency" : "nccl_ll_base_latency";
       case Protocol::LL128:
-        return "nccl_ll128_base_latency";
+        return tree ? "nccl_tree_ll128_base_latency" : "nccl_ll128_base_latency";
       case Protocol::Simple:
         break;
     }
-    return "nccl_base_latency";
+    return tree ? "nccl_tree_base_latency" : "nccl_base_latency";
   }
 
   /// The platform link named by the engine's busiest-link list ("gpu0->plx0", "cpu0/dram").

@@ -146,7 +146,7 @@ TEST(Nvls, NcclChoiceSmallSizesStayOnTheRingAndTheSwitchCanBeTurnedOff) {
 TEST(Nvls, AnotherProtocolThanSimpleLeavesTheRing) {
   // tuning.cc skips NVLS for LL and LL128 (it runs Simple only), so NCCL_PROTO=LL or LL128 on an H200
   // box runs the ring; the same size with the default protocols is NVLS. Asking for NVLS with LL is
-  // NCCL's "no algorithm/protocol available", and rigsim's tree runs Simple only.
+  // NCCL's "no algorithm/protocol available"; the tree runs every protocol (NCCL_ALGO=Tree).
   const Platform p = h200_box();
   const auto gpus = p.topology().gpus();
   const double s = 1024.0 * 1024 * 1024;
@@ -160,7 +160,9 @@ TEST(Nvls, AnotherProtocolThanSimpleLeavesTheRing) {
     o.algorithm = Algorithm::Nvls;
     EXPECT_THROW(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, o), InputError);
     o.algorithm = Algorithm::Tree;
-    EXPECT_THROW(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, o), InputError);
+    const CollectivePlan tree = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, o);
+    EXPECT_EQ(tree.algorithm, Algorithm::Tree) << to_string(proto);
+    EXPECT_EQ(tree.protocol, proto);
   }
   // LL moves 8 data bytes per 16-byte line: on the ring it is at least twice Simple's time.
   CollectiveOptions ll, simple;

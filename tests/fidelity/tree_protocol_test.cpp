@@ -1,0 +1,122 @@
+// The tree all_reduce across servers on NCCL's three protocols (tuning.cc: every (algorithm, protocol)
+// pair is estimated and the fastest runs): closed forms of NCCL's tree estimate and of the simulated
+// time, and the choice it makes by size.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "engine/executor.hpp"
+#include "model/bench.hpp"
+#include "model/collectives.hpp"
+#include "tests/model/sim_fixture.hpp"
+#include "topology/read_layout.hpp"
+
+namespace rigsim::model {
+namespace {
+
+using testing::expect_closed_form;
+
+/// `servers` DGX A100s (catalog dgx-a100: 8 GPUs on NVSwitch, 8 HDR NICs each).
+Platform a100_cluster(int servers) {
+  return Platform(
+      topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/dgx-a100.json", servers),
+      calibration::default_cost_model());
+}
+
+double seconds_of(const Platform& p, const CollectivePlan& plan) {
+  return simulate_plan(p, engine::run, plan).value;
+}
+
+TEST(TreeProtocols, SmallAllReduceAcrossServersRunsTheTreeOnLl) {
+  // 8 servers x 8 GPUs, 8 bytes: NCCL's Tree LL estimate is 6.8 + 2((8-1) x 0.6 + log2(8) x 5.0) = 45.2 us
+  // (tuning.cc Tree rows), below the ring's 2(64-1) steps and NVLS-less A100s' tree on Simple; the tree's
+  // flows run at once after it (LL forwards lines as they arrive), so the simulated time is that term
+  // plus one route's latency.
+  const Platform p = a100_cluster(8);
+  const auto gpus = p.topology().gpus();
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{8});
+  ASSERT_EQ(plan.algorithm, Algorithm::Tree);
+  ASSERT_EQ(plan.protocol, Protocol::LL);
+  const auto& c = p.cost_model();
+  const double lat = c.nccl_tree_ll_base_latency.value + 2 * (7 * c.nccl_tree_ll_step_latency_nvlink.value +
+                                                              3 * c.nccl_tree_ll_step_latency_net.value);
+  expect_closed_form("6.8 + 2((8-1) 0.6 + log2(8) 5.0) us", lat, plan.latency.value, "s");
+  const double t = seconds_of(p, plan);
+  EXPECT_GE(t, lat);
+  EXPECT_LT(t, lat + 3e-6) << "the tree's latency term and one route's, not a step per hop";
+  CollectiveOptions ring;
+  ring.algorithm = Algorithm::Ring;
+  EXPECT_GT(seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{8}, ring)), 2 * t)
+      << "the ring's 126 steps";
+}
+
+TEST(TreeProtocols, NcclsTreeEstimateClosedForm) {
+  // The estimate per protocol: bus bandwidth Simple min(0.92 B, ch x perChMaxTreeBw), LL min(B / 3.8,
+  // llMaxBw), LL128 min(B x 120/128, ch x perChMaxTreeLL128Bw); algorithm bandwidth half of it times
+  // treeCorrectionFactor[protocol][log2(S / 64)]. At 1 MiB, log2(16384) = 14: 0.5 (LL), 0.6 (LL128),
+  // 0.5 (Simple).
+  const Platform p = a100_cluster(4);
+  const auto gpus = p.topology().gpus();
+  const double s = 1024.0 * 1024;
+  CollectiveOptions force;
+  force.algorithm = Algorithm::Tree;
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, force);
+  const ProtocolChoice& e = plan.protocol_choice;
+  CollectiveOptions ring;
+  ring.algorithm = Algorithm::Ring;
+  const double b =
+      plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, ring).protocol_choice.bus_bw[2].value;
+  const double ch = plan.nccl.graph;  // Ampere, more than 2 servers: perChMaxTreeBw 17.8, LL128 20.0 GB/s
+  expect_closed_form("Simple bus = min(0.92 B, ch x 17.8 GB/s)", std::min(0.92 * b, ch * 17.8e9),
+                     e.bus_bw[2].value, "B/s");
+  expect_closed_form("LL bus = min(B / 3.8, 19.0 GB/s)", std::min(b / 3.8, 19.0e9), e.bus_bw[0].value, "B/s");
+  expect_closed_form("LL128 bus = min(B x 120/128, ch x 20.0 GB/s)", std::min(b * 120 / 128, ch * 20.0e9),
+                     e.bus_bw[1].value, "B/s");
+  const double correction[3] = {0.5, 0.6, 0.5};
+  for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    const auto i = static_cast<std::size_t>(proto);
+    expect_closed_form(std::string(to_string(proto)) + ": latency + S / (0.5 bus x correction)",
+                       e.latency[i].value + s / (0.5 * e.bus_bw[i].value * correction[i]), e.time[i].value,
+                       "s");
+  }
+  // LL puts at least its flag bytes on the wire; LL128 one flag line in 16.
+  EXPECT_GE(e.wire_factor[0], 2.0);
+  EXPECT_GE(e.wire_factor[1], 128.0 / 120.0);
+  EXPECT_DOUBLE_EQ(e.wire_factor[2], 1.0);
+}
+
+TEST(TreeProtocols, ProtocolFollowsSizeAndLlNeverBeatsSimpleOnLargeMessages) {
+  const Platform p = a100_cluster(4);
+  const auto gpus = p.topology().gpus();
+  CollectiveOptions force;
+  force.algorithm = Algorithm::Tree;
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{1024}, force).protocol, Protocol::LL);
+  // At 1 GB the per-channel caps decide: LL128's 20.0 GB/s per channel above Simple's 17.8 (Ampere, more
+  // than 2 servers), and LL's bus / 3.8 far below either.
+  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{1e9}, force).protocol, Protocol::LL128);
+  // Forced LL on 256 MiB moves at least twice Simple's bytes over the same links.
+  const double s = 256.0 * 1024 * 1024;
+  CollectiveOptions ll = force, simple = force;
+  ll.protocol = Protocol::LL;
+  simple.protocol = Protocol::Simple;
+  const double t_ll = seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, ll));
+  const double t_simple = seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, simple));
+  EXPECT_GT(t_ll, 1.8 * t_simple) << "LL " << t_ll << " s, Simple " << t_simple << " s";
+}
+
+TEST(TreeProtocols, MoreServersNeverMakeASmallAllReduceFaster) {
+  // log2(servers) network steps up and down: 8 B over 2, 4, 8, 16 servers never gets faster.
+  double last = 0;
+  for (int servers : {2, 4, 8, 16}) {
+    const Platform p = a100_cluster(servers);
+    const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{8});
+    const double t = seconds_of(p, plan);
+    EXPECT_GE(t, last) << servers << " servers (" << to_string(plan.algorithm) << ", "
+                       << to_string(plan.protocol) << ")";
+    last = t;
+  }
+}
+
+}  // namespace
+}  // namespace rigsim::model
