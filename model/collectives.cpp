@@ -82,6 +82,20 @@ std::size_t proto_index(Protocol p) {
   return static_cast<std::size_t>(p);
 }
 
+/// The first NCCL release whose ring estimate charges a network overhead on every step across servers.
+constexpr int kNetOverheadFirst = 21801;
+
+/// NCCL's floor on a ring step inside a server when the ring spans servers (tuning.cc getNetOverhead,
+/// from 2.18.1, "Inter-node rings still have to launch nsteps * net overhead"): 1 us, 2 us on AMD hosts
+/// (NCCL's CPU vendor of the system), x3 for Simple. Zero within one server and before 2.18.1.
+Seconds ring_net_overhead(const topology::Topology& topo, const CollectiveOptions& o, std::size_t nodes,
+                          Protocol p) {
+  if (nodes < 2 || o.p2p.nccl_version < kNetOverheadFirst) return {};
+  const bool amd = !topo.cpus().empty() && topo.device(topo.cpus().front()).cpu != nullptr &&
+                   topo.device(topo.cpus().front()).cpu->vendor == topology::Vendor::Amd;
+  return {(amd ? 2.0 : 1.0) * (p == Protocol::Simple ? 3.0 : 1.0) * 1e-6};
+}
+
 /// LL128 is on by default only when the intra-server graph is NVLink (typeIntra <= NVB) and, across
 /// servers, every GPU reaches its NIC within a PCIe switch (typeInter <= PXB) (nccl.md §d.5).
 bool ll128_default(const topology::Topology& topo, const CollectivePlan& p, std::size_t nodes, bool nvl) {
@@ -131,11 +145,19 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   double best = std::numeric_limits<double>::infinity();
   for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
     const std::size_t i = proto_index(proto);
-    const auto lat = detail::protocol_step_latencies(cost, proto, nvl);
+    auto lat = detail::protocol_step_latencies(cost, proto, nvl);
+    if (!chain) lat.intra = std::max(lat.intra, ring_net_overhead(topo, o, nodes, proto));
     const Seconds base = detail::protocol_base(cost, proto);
     c.latency[i] = chain ? chain_latency(base, n, nodes, lat) : ring_latency(base, p.op, n, nodes, lat);
     c.bus_bw[i] = {decide[i]};
-    c.time[i] = {c.latency[i].value + p.size.value * share / decide[i]};
+    // NCCL's "plateau effect of ring" (tuning.cc ncclTopoGetAlgoTime, 2.14 ... 2.30): its estimate of a
+    // Simple ring all_reduce across servers counts the latency 1.4 times (1.9 before Ampere) once every
+    // rank's share per channel reaches 64 bytes. The choice only: the plan keeps the latency term.
+    const bool plateau = !chain && proto == Protocol::Simple && nodes > 1 &&
+                         p.op == CollectiveOp::AllReduce &&
+                         p.size.value / (std::max(1, p.nccl.comm) * static_cast<double>(n)) >= 64;
+    const double lat_count = plateau ? (detail::min_sm(topo, p.ranks) < 80 ? 1.9 : 1.4) : 1.0;
+    c.time[i] = {c.latency[i].value * lat_count + p.size.value * share / decide[i]};
     c.wire_factor[i] = bus / bw[i];
     if (c.enabled[i] && c.time[i].value < best) {
       best = c.time[i].value;
@@ -213,7 +235,8 @@ Bytes wire(const CollectivePlan& p) {
 /// Step model of the rings. NCCL's per-step latency of loop 0 sits on a zero-byte delay node (a GPU to
 /// itself) between the data a step forwards and its flow, so it overlaps the previous flow on the same
 /// connection, as NCCL's buffer slots let it; the flows of one connection still follow each other.
-void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl, CollectivePlan& p) {
+void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl, Seconds net_overhead,
+                CollectivePlan& p) {
   const std::size_t n = p.ranks.size();
   const auto work = ring_work(p.op, n, p.size);  // not a structured binding: the lambda captures it
   const std::size_t steps = work.first;
@@ -232,7 +255,9 @@ void ring_steps(const calibration::CostModel& cost, std::size_t loops, bool nvl,
           std::vector<std::size_t> after;
           if (k > 0) after.push_back(at(l, k - 1, (r + n - 1) % n));  // the data this step forwards
           if (l == 0) {
-            const Seconds delay = detail::protocol_step(cost, p.protocol, ring.hops[r], nvl) +
+            const Connection& hop = ring.hops[r];
+            const Seconds step = detail::protocol_step(cost, p.protocol, hop, nvl);
+            const Seconds delay = (hop.transport == Transport::Net ? step : std::max(step, net_overhead)) +
                                   (k == 0 ? detail::protocol_base(cost, p.protocol) : Seconds{});
             if (delay.value > 0)
               after = {detail::add_delay(p.transfers, ring.order[r], delay, std::move(after))};
@@ -267,7 +292,8 @@ void plan_ring(const topology::Topology& topo, const calibration::CostModel& cos
       p.protocol != Protocol::Simple ? 1 : detail::pieces(slice / p.channels, o.ring_chunk, o.max_ring_loops);
   p.model = detail::resolve_model(o, n, p.rings.size() * loops * steps * n);
   p.latency = p.protocol_choice.latency[proto_index(p.protocol)];
-  p.model == PlanModel::Step ? ring_steps(cost, loops, nvl, p) : ring_steady(p);
+  p.model == PlanModel::Step ? ring_steps(cost, loops, nvl, ring_net_overhead(topo, o, nodes, p.protocol), p)
+                             : ring_steady(p);
 }
 
 /// Broadcast / reduce: the ring cut into a chain that starts (broadcast) or ends (reduce) at the root.

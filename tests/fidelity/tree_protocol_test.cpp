@@ -5,11 +5,13 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "engine/executor.hpp"
 #include "model/bench.hpp"
 #include "model/collectives.hpp"
 #include "tests/model/sim_fixture.hpp"
+#include "topology/p2p.hpp"
 #include "topology/read_layout.hpp"
 
 namespace rigsim::model {
@@ -116,6 +118,59 @@ TEST(TreeProtocols, MoreServersNeverMakeASmallAllReduceFaster) {
                        << to_string(plan.protocol) << ")";
     last = t;
   }
+}
+
+TEST(RingAcrossServers, EveryStepPaysNcclsNetOverheadFrom218) {
+  // tuning.cc getNetOverhead (2.18.1 on): a ring step inside a server costs at least 1 us (Intel hosts) or
+  // 2 us (AMD), x3 for Simple, once the ring spans servers. 2 HGX H100 (Xeon), 16 ranks, LL forced on the
+  // ring: 6.6 + (30 - 2) max(0.6, 1.0) + 2 x 2.7 = 40.0 us; NCCL 2.17.1: 6.6 + 28 x 0.6 + 5.4 = 28.8 us.
+  const Platform p(
+      topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/hgx-h100.json", 2),
+      calibration::default_cost_model());
+  CollectiveOptions o;
+  o.algorithm = Algorithm::Ring;
+  o.protocol = Protocol::LL;
+  const auto gpus = p.topology().gpus();
+  expect_closed_form("6.6 + 28 x 1.0 + 2 x 2.7 us", 40.0e-6,
+                     plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{8}, o).latency.value, "s");
+  o.p2p.nccl_version = topology::parse_nccl_version("2.17.1");
+  expect_closed_form("6.6 + 28 x 0.6 + 2 x 2.7 us", 28.8e-6,
+                     plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{8}, o).latency.value, "s");
+  // AMD host (EPYC Rome, 8 GPUs on PCIe): 2 us per step; Simple 6 us, above PCIe's 5.7.
+  const Platform amd(
+      topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/gigabyte-g482-z52.json", 2),
+      calibration::default_cost_model());
+  const auto ranks = amd.topology().gpus();
+  CollectiveOptions ll;
+  ll.algorithm = Algorithm::Ring;
+  ll.protocol = Protocol::LL;
+  expect_closed_form("6.6 + 28 x 2.0 + 2 x 2.7 us", 68.0e-6,
+                     plan_collective(amd, CollectiveOp::AllReduce, ranks, Bytes{8}, ll).latency.value, "s");
+  ll.protocol = Protocol::Simple;
+  expect_closed_form("8.4 + 28 x 6.0 + 2 x 14.0 us", 204.4e-6,
+                     plan_collective(amd, CollectiveOp::AllReduce, ranks, Bytes{8}, ll).latency.value, "s");
+  // One server: no overhead.
+  const std::vector<topology::DeviceId> one(ranks.begin(), ranks.begin() + 8);
+  ll.protocol = Protocol::LL;
+  expect_closed_form("6.6 + 14 x 1.0 us", 20.6e-6,
+                     plan_collective(amd, CollectiveOp::AllReduce, one, Bytes{8}, ll).latency.value, "s");
+}
+
+TEST(RingAcrossServers, NcclsEstimateCountsTheRingLatencyOnePointFourTimesOnceItPlateaus) {
+  // ncclTopoGetAlgoTime: a Simple ring all_reduce across servers counts its latency 1.4 times (Ampere and
+  // newer) once S / (channels x ranks) >= 64 B; the plan's latency term stays NCCL's.
+  const Platform p = a100_cluster(2);
+  CollectiveOptions o;
+  o.algorithm = Algorithm::Ring;
+  o.protocol = Protocol::Simple;
+  const double s = 64.0 * 1024 * 1024;
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{s}, o);
+  const ProtocolChoice& c = plan.protocol_choice;
+  const double n = 16;
+  expect_closed_form("1.4 lat + S 2(n-1)/n / bus",
+                     1.4 * c.latency[2].value + s * 2 * (n - 1) / n / c.bus_bw[2].value, c.time[2].value,
+                     "s");
+  EXPECT_DOUBLE_EQ(plan.latency.value, c.latency[2].value);
 }
 
 }  // namespace
