@@ -417,32 +417,6 @@ void check_ranks(const topology::Topology& topo, const std::vector<DeviceId>& ra
          " ranks)");
 }
 
-/// The tree's time model as a ProtocolChoice (the plan's "time model behind it"): NCCL's estimate per
-/// protocol (detail::tree_estimate) among the protocols the ring may use, and the bytes each puts on the
-/// wire relative to Simple: LL at least 2 (an 8-byte flag with every 8 data bytes), LL128 at least 128/120
-/// (one flag line in 16), more where NCCL's bandwidth for it is lower still.
-ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::CostModel& cost,
-                           const CollectivePlan& p, const ProtocolChoice& ring, std::size_t nodes, bool nvl) {
-  const detail::TreeEstimate e = detail::tree_estimate(
-      topo, cost, p, nodes, nvl, ring.bus_bw[proto_index(Protocol::Simple)].value, p.nccl.graph);
-  ProtocolChoice c;
-  std::copy(std::begin(ring.enabled), std::end(ring.enabled), std::begin(c.enabled));
-  const double floor[3] = {2.0, 128.0 / 120.0, 1.0};
-  double best = std::numeric_limits<double>::infinity();
-  for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-    const std::size_t i = proto_index(proto);
-    c.latency[i] = e.latency[i];
-    c.bus_bw[i] = {e.bus_bw[i]};
-    c.time[i] = e.time[i];
-    c.wire_factor[i] = proto == Protocol::Simple ? 1.0 : std::max(floor[i], e.bus_bw[2] / e.bus_bw[i]);
-    if (c.enabled[i] && c.time[i].value < best) {
-      best = c.time[i].value;
-      c.chosen = proto;
-    }
-  }
-  return c;
-}
-
 /// NCCL's choice of algorithm and protocol for all_reduce (tuning.cc time model, nccl.md §d.5): every
 /// enabled (algorithm, protocol) pair's latency + size / bandwidth, the fastest wins. Ring and tree get
 /// the same bus bandwidth B (channels x the slowest hop); NVLS and NVLS_TREE run Simple only.
@@ -459,7 +433,8 @@ AllReduceChoice choose_all_reduce(const topology::Topology& topo, const calibrat
   const double ring = rp.time[proto_index(rp.chosen)].value;
   const double per_gpu = rp.bus_bw[proto_index(Protocol::Simple)].value;
   AllReduceChoice out;
-  out.tree = tree_choice(topo, cost, p, rp, nodes, nvl);  // NCCL_ALGO=Tree may ask for it in one server
+  out.tree =
+      detail::tree_choice(topo, cost, p, rp, nodes, nvl);  // NCCL_ALGO=Tree may ask for it in one server
   if (nodes < 2) {
     // NCCL compares NVLS+Simple with the ring's best protocol; both on the ring's Simple bus bandwidth
     // (channels x hop rate: the GPU's NVLink bandwidth through the switch).

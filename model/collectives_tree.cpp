@@ -12,6 +12,8 @@
 // concurrent, after NCCL's tree latency base + 2((ppn-1)·intra + log2(nodes)·inter).
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -191,6 +193,32 @@ TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::Co
     e.time[i] = {e.latency[i].value + p.size.value / (0.5 * e.bus_bw[i] * scale)};
   }
   return e;
+}
+
+/// The tree's time model as a ProtocolChoice (the plan's "time model behind it"): NCCL's estimate per
+/// protocol (detail::tree_estimate) among the protocols the ring may use, and the bytes each puts on the
+/// wire relative to Simple: LL at least 2 (an 8-byte flag with every 8 data bytes), LL128 at least 128/120
+/// (one flag line in 16), more where NCCL's bandwidth for it is lower still.
+ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::CostModel& cost,
+                           const CollectivePlan& p, const ProtocolChoice& ring, std::size_t nodes, bool nvl) {
+  const TreeEstimate e = tree_estimate(
+      topo, cost, p, nodes, nvl, ring.bus_bw[static_cast<std::size_t>(Protocol::Simple)].value, p.nccl.graph);
+  ProtocolChoice c;
+  std::copy(std::begin(ring.enabled), std::end(ring.enabled), std::begin(c.enabled));
+  const double floor[3] = {2.0, 128.0 / 120.0, 1.0};
+  double best = std::numeric_limits<double>::infinity();
+  for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    const auto i = static_cast<std::size_t>(proto);
+    c.latency[i] = e.latency[i];
+    c.bus_bw[i] = {e.bus_bw[i]};
+    c.time[i] = e.time[i];
+    c.wire_factor[i] = proto == Protocol::Simple ? 1.0 : std::max(floor[i], e.bus_bw[2] / e.bus_bw[i]);
+    if (c.enabled[i] && c.time[i].value < best) {
+      best = c.time[i].value;
+      c.chosen = proto;
+    }
+  }
+  return c;
 }
 
 void plan_tree(const Platform& platform, ConnectionCache& cache,
