@@ -16,10 +16,14 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "model/collectives_detail.hpp"
 
 namespace rigsim::model::detail {
+std::pair<Seconds, StepLatencies> tree_rows(const calibration::CostModel& cost, Protocol p,
+                                            bool intra_nvlink);
+
 namespace {
 
 using topology::DeviceId;
@@ -126,11 +130,10 @@ struct TreeSteps {
                   std::vector<std::size_t> after, const char* dir) {
     const Connection& h = hops.get(plan.ranks[from], plan.ranks[to]);
     Seconds lat{};
-    if (chunk == 0)
-      lat = (h.transport == Transport::Net ? cost.nccl_tree_step_latency_net
-             : nvl                         ? cost.nccl_tree_step_latency_nvlink
-                                           : cost.nccl_tree_step_latency_pcie) +
-            (leaf ? cost.nccl_tree_base_latency : Seconds{});
+    if (chunk == 0) {
+      const auto [base, rows] = tree_rows(cost, Protocol::Simple, nvl);
+      lat = (h.transport == Transport::Net ? rows.inter : rows.intra) + (leaf ? base : Seconds{});
+    }
     return add_transfer(plan.transfers, h, plan.chunk, lat, std::move(after), tag(dir, tree, chunk));
   }
 };
@@ -148,21 +151,31 @@ void collect_hops(ConnectionCache& cache, CollectivePlan& p) {
 
 }  // namespace
 
+/// NCCL's Tree rows of protocol `p`: its base latency and per-hop latencies inside a server (the NVLink row
+/// when its hops are NVLink, else PCI) and across servers.
+std::pair<Seconds, StepLatencies> tree_rows(const calibration::CostModel& cost, Protocol p,
+                                            bool intra_nvlink) {
+  const auto pick = [&](Seconds nvlink, Seconds pcie) { return intra_nvlink ? nvlink : pcie; };
+  switch (p) {
+    case Protocol::LL:
+      return {cost.nccl_tree_ll_base_latency,
+              {pick(cost.nccl_tree_ll_step_latency_nvlink, cost.nccl_tree_ll_step_latency_pcie),
+               cost.nccl_tree_ll_step_latency_net}};
+    case Protocol::LL128:
+      return {cost.nccl_tree_ll128_base_latency,
+              {pick(cost.nccl_tree_ll128_step_latency_nvlink, cost.nccl_tree_ll128_step_latency_pcie),
+               cost.nccl_tree_ll128_step_latency_net}};
+    case Protocol::Simple:
+      break;
+  }
+  return {cost.nccl_tree_base_latency,
+          {pick(cost.nccl_tree_step_latency_nvlink, cost.nccl_tree_step_latency_pcie),
+           cost.nccl_tree_step_latency_net}};
+}
+
 Seconds tree_latency(const calibration::CostModel& cost, Protocol p, std::size_t ranks, std::size_t nodes,
                      bool intra_nvlink) {
-  const auto pick = [&](Seconds nvlink, Seconds pcie) { return intra_nvlink ? nvlink : pcie; };
-  Seconds base = cost.nccl_tree_base_latency;
-  StepLatencies lat{pick(cost.nccl_tree_step_latency_nvlink, cost.nccl_tree_step_latency_pcie),
-                    cost.nccl_tree_step_latency_net};
-  if (p == Protocol::LL) {
-    base = cost.nccl_tree_ll_base_latency;
-    lat = {pick(cost.nccl_tree_ll_step_latency_nvlink, cost.nccl_tree_ll_step_latency_pcie),
-           cost.nccl_tree_ll_step_latency_net};
-  } else if (p == Protocol::LL128) {
-    base = cost.nccl_tree_ll128_base_latency;
-    lat = {pick(cost.nccl_tree_ll128_step_latency_nvlink, cost.nccl_tree_ll128_step_latency_pcie),
-           cost.nccl_tree_ll128_step_latency_net};
-  }
+  const auto [base, lat] = tree_rows(cost, p, intra_nvlink);
   const double ppn = static_cast<double>(ranks) / static_cast<double>(nodes);
   const double log2_nodes = std::floor(std::log2(static_cast<double>(nodes)));  // NCCL's log2i
   return {base.value + 2 * ((ppn - 1) * lat.intra.value + log2_nodes * lat.inter.value)};
