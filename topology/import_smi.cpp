@@ -38,8 +38,23 @@ struct SmiMatrix {
   std::vector<std::vector<std::string>> rel;  // rel[i][j]: X, PIX, PXB, PHB, NODE, SYS, NV#
 };
 
+/// The line without terminal escape sequences (ESC [ parameters, then a letter): nvidia-smi underlines
+/// the header row with ESC[4m ... ESC[0m, also into a pipe (seen on an H200 with driver 580).
+std::string without_escapes(const std::string& line) {
+  std::string out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      i += 2;
+      while (i < line.size() && !std::isalpha(static_cast<unsigned char>(line[i]))) ++i;
+      continue;
+    }
+    out += line[i];
+  }
+  return out;
+}
+
 std::vector<std::string> split(const std::string& line) {
-  std::istringstream in(line);
+  std::istringstream in(without_escapes(line));
   std::vector<std::string> out;
   for (std::string t; in >> t;) out.push_back(t);
   return out;

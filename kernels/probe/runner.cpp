@@ -4,6 +4,7 @@
 #include "kernels/probe/runner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -89,6 +90,11 @@ int iterations_for(std::size_t bytes) {
       std::clamp(window / static_cast<double>(std::max<std::size_t>(bytes, 1)), 1.0, 100.0));
 }
 
+int gemm_iterations(double one_gemm_seconds) {
+  if (!(one_gemm_seconds > 0)) return 1000;
+  return static_cast<int>(std::clamp(std::ceil(0.02 / one_gemm_seconds), 10.0, 1000.0));
+}
+
 Runner::Runner(Backend& backend, const ProbeOptions& options, std::ostream& progress)
     : backend_(backend), options_(options), plan_(make_plan(options)), progress_(progress) {}
 
@@ -127,9 +133,16 @@ calibration::Measurements Runner::run() {
   }
   if (wanted("memory")) memory(m);
   if (wanted("host")) host(m);
-  if (wanted("p2p") && gpus_.size() > 1) peer(m);
+  const auto needs_two = [&](const char* part) {
+    if (!wanted(part)) return false;
+    if (gpus_.size() > 1) return true;
+    progress_ << "rigsim-probe: " << part << " skipped: it needs two GPUs and this machine shows one"
+              << std::endl;
+    return false;
+  };
+  if (needs_two("p2p")) peer(m);
   if (wanted("gemm")) gemm(m);
-  if (wanted("nccl") && gpus_.size() > 1) nccl(m);
+  if (needs_two("nccl")) nccl(m);
   return m;
 }
 
@@ -267,7 +280,8 @@ void Runner::gemm(calibration::Measurements& m) {
         step(dtype + " GEMM " + shape + " on GPU " + std::to_string(g));
         Summary t;
         try {
-          t = repeat([&] { return backend_.gemm(g, dtype, m, n, k, 10); }, plan_.reps);
+          const int iters = gemm_iterations(backend_.gemm(g, dtype, m, n, k, 1));
+          t = repeat([&] { return backend_.gemm(g, dtype, m, n, k, iters); }, plan_.reps);
         } catch (const Unsupported& e) {
           progress_ << "rigsim-probe:   skipped: " << e.what() << std::endl;
           break;

@@ -60,6 +60,11 @@ Summary summarize(std::vector<double> samples);
 /// overheads (about 100 ms of traffic at a few GB/s), at least 1 and at most 100.
 int iterations_for(std::size_t bytes);
 
+/// GEMMs back to back in one timed window, from one untimed GEMM's time: a window of about 20 ms, at
+/// least 10 and at most 1000 GEMMs. With a fixed 10, a 1024^3 BF16 GEMM on an H200 (13 us) gave a
+/// 126 us window and a spread of 72 % between windows (the first run on hardware, docs/DECISIONS.md).
+int gemm_iterations(double one_gemm_seconds);
+
 class Runner {
  public:
   Runner(Backend& backend, const ProbeOptions& options, std::ostream& progress);

@@ -23,9 +23,13 @@ namespace fs = std::filesystem;
 class FakeBackend : public Backend {
  public:
   int calls = 0;
+  int gpu_count = 2;
+  std::vector<int> gemm_iters;  // the iterations each gemm() call was asked for
   std::vector<GpuInfo> gpus() override {
-    return {{"NVIDIA GeForce RTX 4090", "0000:01:00.0", 89, 24},
-            {"NVIDIA GeForce RTX 4090", "0000:41:00.0", 89, 24}};
+    std::vector<GpuInfo> all{{"NVIDIA GeForce RTX 4090", "0000:01:00.0", 89, 24},
+                             {"NVIDIA GeForce RTX 4090", "0000:41:00.0", 89, 24}};
+    all.resize(static_cast<std::size_t>(gpu_count));
+    return all;
   }
   Versions versions() override { return {"550.90.07", "12.4", "2.21.5"}; }
   bool can_access_peer(int, int) override { return false; }
@@ -46,8 +50,9 @@ class FakeBackend : public Backend {
     return tick(bytes <= 4 ? (on ? 10e-6 : 14e-6) : bytes / (on ? 24e9 : 12e9));
   }
   double peer_copy_both(int, int, std::size_t bytes, bool, int) override { return tick(bytes / 15e9); }
-  double gemm(int, const std::string& dtype, int m, int n, int k, int) override {
+  double gemm(int, const std::string& dtype, int m, int n, int k, int iters) override {
     if (dtype == "fp8") throw Unsupported("no FP8 here");
+    gemm_iters.push_back(iters);
     return tick(2.0 * m * n * k / 150e12);
   }
   double collective(const std::string&, const std::vector<int>&, std::size_t size, int) override {
@@ -143,6 +148,41 @@ TEST(ProbeRunner, OnlyRunsTheChosenParts) {
   EXPECT_EQ(m.series[0].test, calibration::Test::DeviceCopy);
   // 2 GPUs x (1 warm-up + 3 repetitions).
   EXPECT_EQ(b.calls, 8);
+}
+
+TEST(ProbeRunner, GemmWindowsLastAbout20Ms) {
+  // ceil(20 ms / one GEMM), within [10, 1000]: 2 x 1024^3 / 150 TFLOP/s = 14.3 us -> 1000 (capped);
+  // 2 x 8192^3 / 150 TFLOP/s = 7.33 ms -> 10 (floor); 1 ms -> 20.
+  EXPECT_EQ(gemm_iterations(2.0 * 1024 * 1024 * 1024 / 150e12), 1000);
+  EXPECT_EQ(gemm_iterations(2.0 * 8192.0 * 8192 * 8192 / 150e12), 10);
+  EXPECT_EQ(gemm_iterations(1e-3), 20);
+  EXPECT_EQ(gemm_iterations(0), 1000);
+  FakeBackend b;
+  ProbeOptions o;
+  o.quick = true;
+  o.only = {"gemm"};
+  std::ostringstream progress;
+  (void)Runner(b, o, progress).run();
+  // Per shape and GPU: one untimed GEMM that sizes the window, then the warm-up and the timed windows.
+  ASSERT_FALSE(b.gemm_iters.empty());
+  EXPECT_EQ(b.gemm_iters.front(), 1);
+  EXPECT_EQ(b.gemm_iters[1], gemm_iterations(2.0 * 2048 * 2048 * 2048 / 150e12));  // 115 us -> 175
+}
+
+TEST(ProbeRunner, OneGpuSaysWhatItSkips) {
+  FakeBackend b;
+  b.gpu_count = 1;
+  ProbeOptions o;
+  o.quick = true;
+  std::ostringstream progress;
+  const calibration::Measurements m = Runner(b, o, progress).run();
+  EXPECT_NE(progress.str().find("p2p skipped: it needs two GPUs"), std::string::npos);
+  EXPECT_NE(progress.str().find("nccl skipped: it needs two GPUs"), std::string::npos);
+  for (const auto& s : m.series) {
+    EXPECT_NE(s.test, calibration::Test::PeerCopy);
+    EXPECT_NE(s.test, calibration::Test::Collective);
+  }
+  EXPECT_NO_THROW((void)find(m, calibration::Test::Gemm, "bf16"));
 }
 
 TEST(ProbeRunner, MedianAndSpread) {

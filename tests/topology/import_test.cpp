@@ -105,6 +105,19 @@ TEST(ImportSmi, HgxNvSwitchAndBridgedPairs) {
   EXPECT_NO_THROW((void)build_topology(bridged));
 }
 
+TEST(ImportSmi, OneGpuWithTheUnderlinedHeader) {
+  // nvidia-smi topo -m on a one-GPU H200 VM (driver 580, the probe's first run on hardware): the header
+  // is underlined with terminal escapes even into a pipe, and the only row is GPU0's.
+  const std::string text =
+      "\t\x1b[4mGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+      "GPU0\t X \t0-15\t0\t\tN/A\n\nLegend:\n\n  X    = Self\n";
+  const LayoutSpec spec =
+      import_nvidia_smi_topo(text, "h200.txt", {{"h200-sxm"}, "xeon-scalable-4", "", "", 0, "t"});
+  ASSERT_EQ(spec.gpus.size(), 1u);
+  EXPECT_EQ(spec.cpus.size(), 1u);
+  EXPECT_NO_THROW((void)build_topology(spec));
+}
+
 std::string error_of(const std::string& text, ImportHints h = {{"rtx-4090"}, "epyc-7002", "", "", 0, "t"}) {
   try {
     (void)import_nvidia_smi_topo(text, "m.txt", h);
