@@ -174,10 +174,15 @@ Point read_point(ObjectReader r, const Series& s, std::size_t gpus) {
     case Test::HostCopy:
     case Test::DeviceCopy:
       p.src = read_device(r, "gpu", gpus);
-      p.bytes = read_bytes(r, true);
-      if (p.bytes == 0) r.fail("bytes", "a copy point needs the bytes copied (more than 0)");
-      p.gbps = positive(r, "gbps");
-      if (p.gbps == 0) r.fail_here("a copy point needs \"gbps\"");
+      p.bytes = read_bytes(r, !s.latency);
+      if (!s.latency && p.bytes == 0) r.fail("bytes", "a copy point needs the bytes copied (more than 0)");
+      if (s.latency) {
+        p.latency_us = positive(r, "latency_us");
+        if (p.latency_us == 0) r.fail_here("a latency series' point needs \"latency_us\"");
+      } else {
+        p.gbps = positive(r, "gbps");
+        if (p.gbps == 0) r.fail_here("a copy point needs \"gbps\"");
+      }
       break;
     case Test::Gemm:
       p.src = read_device(r, "gpu", gpus);
@@ -253,6 +258,9 @@ Series read_series(ObjectReader r, std::size_t gpus) {
         s.remote = *where == "remote";
       }
       if (s.remote && s.concurrent) r.fail("host_memory", "remote host memory is measured one GPU at a time");
+      s.latency = r.optional_bool("latency").value_or(false);
+      if (s.latency && (s.concurrent || s.remote))
+        r.fail("latency", "a host-copy latency series is one GPU at a time on its own NUMA node");
       break;
     case Test::DeviceCopy:
       break;
@@ -304,8 +312,9 @@ json point_json(const Series& s, const Point& p) {
     case Test::HostCopy:
     case Test::DeviceCopy:
       j["gpu"] = p.src;
-      j["bytes"] = p.bytes;
+      if (p.bytes > 0 || !s.latency) j["bytes"] = p.bytes;
       put("gbps", p.gbps);
+      put("latency_us", p.latency_us);
       break;
     case Test::Gemm:
       j["gpu"] = p.src;
@@ -346,6 +355,7 @@ json series_json(const Series& s) {
       j["direction"] = s.direction;
       if (s.concurrent) j["concurrent"] = true;
       if (s.remote) j["host_memory"] = "remote";
+      if (s.latency) j["latency"] = true;
       break;
     case Test::DeviceCopy:
       break;
@@ -470,6 +480,8 @@ Metric metric_of(const Series& s, const Point& p) {
       if (s.latency) return {"latency", "us", p.latency_us, false};
       return {"bandwidth", "GB/s", p.gbps, true};
     case Test::HostCopy:
+      if (s.latency) return {"latency", "us", p.latency_us, false};
+      return {"bandwidth", "GB/s", p.gbps, true};
     case Test::DeviceCopy:
       return {"bandwidth", "GB/s", p.gbps, true};
     case Test::Gemm:

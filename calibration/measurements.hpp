@@ -50,7 +50,8 @@ struct Rig {
 ///   out-of-place run; the in-place run in in_place_*.
 /// - PeerCopy: src, dst, bytes per copy, and either gbps (bidirectional: both directions summed, as
 ///   the CUDA sample prints it) or latency_us (a latency series).
-/// - HostCopy / DeviceCopy: src is the GPU, bytes per copy, gbps.
+/// - HostCopy / DeviceCopy: src is the GPU, bytes per copy, gbps; a host-copy latency series: the
+///   time of one small copy in latency_us (bytes optional: the copy's size).
 /// - Gemm: src is the GPU, m x n x k, tflops (2 m n k / time, dense).
 struct Point {
   std::string id;  // optional, for people and dev cases
@@ -87,7 +88,7 @@ struct Series {
   // PeerCopy
   bool peer_access = true;  // the sample's P2P=Enabled (peer access where the driver allows it)
   bool bidirectional = false;
-  bool latency = false;  // points carry latency_us instead of gbps
+  bool latency = false;  // points carry latency_us instead of gbps (PeerCopy and HostCopy)
   // HostCopy
   std::string direction;    // "h2d" or "d2h"
   bool concurrent = false;  // every listed GPU at once (points then give each GPU's share)

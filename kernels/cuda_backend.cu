@@ -6,12 +6,12 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <nccl.h>
-
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -201,6 +201,20 @@ class CudaBackend final : public Backend {
              : cudaMemcpyAsync(host.ptr, dev.ptr, bytes, cudaMemcpyDeviceToHost, s),
          gpu);
     });
+  }
+
+  double host_copy_synced(int gpu, std::size_t bytes, bool h2d, int iters) override {
+    DeviceBuffer dev(gpu, bytes);
+    HostBuffer host(bytes, gpu);
+    cudaStream_t s = stream(gpu);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < iters; ++i) {
+      CK(h2d ? cudaMemcpyAsync(dev.ptr, host.ptr, bytes, cudaMemcpyHostToDevice, s)
+             : cudaMemcpyAsync(host.ptr, dev.ptr, bytes, cudaMemcpyDeviceToHost, s),
+         gpu);
+      CK(cudaStreamSynchronize(s), gpu);
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / iters;
   }
 
   double host_copy_on_node(int gpu, std::size_t bytes, bool h2d, int iters, int numa_node) override {

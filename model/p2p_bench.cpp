@@ -222,6 +222,14 @@ void Planner::host_copies() {
                          [this, i, s](const RunResult& r, const auto& ids) {
                            out_.d2h_gbps[i] = gbps(s, phase_seconds(r, ids));
                          }});
+    readings_.push_back({plan_.add({copy(socket(i), gpu(i), Bytes{0}, Transport::HostCopy, "h2d latency")}),
+                         [this, i](const RunResult& r, const auto& ids) {
+                           out_.h2d_latency_us[i] = phase_seconds(r, ids) * 1e6;
+                         }});
+    readings_.push_back({plan_.add({copy(gpu(i), socket(i), Bytes{0}, Transport::HostCopy, "d2h latency")}),
+                         [this, i](const RunResult& r, const auto& ids) {
+                           out_.d2h_latency_us[i] = phase_seconds(r, ids) * 1e6;
+                         }});
     all.push_back(copy(socket(i), gpu(i), size_, Transport::HostCopy, "h2d all"));
     if (const auto far = remote_socket(p_.topology(), gpu(i))) {
       readings_.push_back({plan_.add({copy(*far, gpu(i), size_, Transport::HostCopy, "h2d remote")}),
@@ -271,6 +279,8 @@ void prepare(const Platform& p, const P2pBenchOptions& o, P2pBenchResult& out) {
   out.h2d_gbps.assign(n, 0.0);
   out.d2h_gbps.assign(n, 0.0);
   out.h2d_concurrent_gbps.assign(n, 0.0);
+  out.h2d_latency_us.assign(n, 0.0);
+  out.d2h_latency_us.assign(n, 0.0);
   out.h2d_remote_gbps.assign(n, 0.0);
   out.d2h_remote_gbps.assign(n, 0.0);
 }

@@ -61,6 +61,9 @@ struct P2pBenchResult {
   Matrix uni_p2p_off, uni_p2p_on, bi_p2p_off, bi_p2p_on;  // GB/s
   Matrix latency_us_p2p_off, latency_us_p2p_on;           // microseconds
   std::vector<double> h2d_gbps, d2h_gbps, h2d_concurrent_gbps;
+  /// One zero-byte pinned copy to / from the GPU's own socket, alone: the transport's setup
+  /// (CostModel::host_copy_latency) and the route's link latencies, microseconds.
+  std::vector<double> h2d_latency_us, d2h_latency_us;
   /// Pinned host memory on another socket of the GPU's server (rigsim-probe's "remote" NUMA node):
   /// the first other socket in layout order; 0 where the server has one socket.
   std::vector<double> h2d_remote_gbps, d2h_remote_gbps;

@@ -326,6 +326,14 @@ class Validator {
     const bool h2d = x.direction == "h2d";
     if (x.concurrent && !h2d)
       fail(series_pointer(s), "concurrent device-to-host copies are not simulated by rigsim (only H2D)");
+    if (x.latency) {
+      c.what = std::string(h2d ? "H2D" : "D2H") + " latency GPU " + std::to_string(pt.src);
+      c.category = "host-copy";
+      c.predicted = h2d ? r.h2d_latency_us[k] : r.d2h_latency_us[k];
+      c.regime = Regime::Latency;
+      c.key = "host_copy_latency";
+      return;
+    }
     const std::optional<DeviceId> far = x.remote ? remote_socket(p.topology(), g) : std::nullopt;
     if (x.remote && !far)
       fail(series_pointer(s),

@@ -46,6 +46,10 @@ class Backend {
   virtual double device_copy(int gpu, std::size_t bytes, int iters) = 0;
   /// Pinned host memory <-> one GPU (host memory allocated on the GPU's NUMA node when the OS allows).
   virtual double host_copy(int gpu, std::size_t bytes, bool h2d, int iters) = 0;
+  /// One pinned copy at a time, each waited for by the host (cudaMemcpyAsync + cudaStreamSynchronize),
+  /// wall-clock seconds per copy: what a host-synchronised copy costs (the driver's staging of a peer
+  /// copy runs its two legs so), as CostModel::host_copy_latency means it.
+  virtual double host_copy_synced(int gpu, std::size_t bytes, bool h2d, int iters) = 0;
   /// The same with the host memory bound to NUMA node `numa_node` (the remote-node measurement).
   virtual double host_copy_on_node(int gpu, std::size_t bytes, bool h2d, int iters, int numa_node) = 0;
   /// The same on every GPU at once; seconds per run of each GPU's copy, by GPU.

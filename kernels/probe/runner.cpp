@@ -180,6 +180,25 @@ void Runner::host(calibration::Measurements& m) {
     }
     m.series.push_back(std::move(s));
   }
+  // Latency: 4-byte copies, each waited for by the host, wall time per copy (CostModel::
+  // host_copy_latency's meaning: a host-synchronised copy, as the driver runs each leg of a staged peer
+  // copy; back to back without waiting, a copy costs about a third of it: docs/DECISIONS.md).
+  for (bool h2d : {true, false}) {
+    Series s = series(Test::HostCopy, std::string("pinned cudaMemcpy ") + (h2d ? "H2D" : "D2H") +
+                                          " latency, 4 B, each copy waited for, each GPU alone");
+    s.direction = h2d ? "h2d" : "d2h";
+    s.latency = true;
+    for (int g = 0; g < static_cast<int>(gpus_.size()); ++g) {
+      step(std::string(h2d ? "H2D" : "D2H") + " latency GPU " + std::to_string(g));
+      const Summary t = repeat([&] { return backend_.host_copy_synced(g, 4, h2d, 100); }, plan_.reps);
+      Point p = point(t);
+      p.src = g;
+      p.bytes = 4;
+      p.latency_us = t.median * 1e6;
+      s.points.push_back(p);
+    }
+    m.series.push_back(std::move(s));
+  }
   remote_host(m);
   if (gpus_.size() < 2) return;
   step("H2D, every GPU at once");

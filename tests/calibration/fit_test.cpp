@@ -172,6 +172,33 @@ TEST(Validate, RemoteHostMemoryCopiesCrossTheSocketLinkAndNeedASecondSocket) {
                InputError);
 }
 
+TEST(Validate, HostCopyLatencyIsTheTransportsSetupPlusItsLinks) {
+  // rigsim-probe's latency series: one 4-byte pinned copy each way. Predicted: a zero-byte HostCopy,
+  // host_copy_latency plus the route's link latencies (under a microsecond here), so it moves one for
+  // one with the key the fit attributes it to.
+  Measurements m;
+  Series h2d = series(calibration::Test::HostCopy, "rigsim-probe"), d2h = h2d;
+  h2d.direction = "h2d", d2h.direction = "d2h";
+  h2d.latency = d2h.latency = true;
+  h2d.points.push_back(copy_point(1, -1, 4));
+  d2h.points.push_back(copy_point(1, -1, 4));
+  m.series = {h2d, d2h};
+  CostModel cm = calibration::default_cost_model();
+  const auto before = run(cm, m);
+  ASSERT_EQ(before.size(), 2u);
+  for (const PointCheck& c : before) {
+    EXPECT_EQ(c.metric, "latency");
+    EXPECT_EQ(c.key, "host_copy_latency");
+    EXPECT_EQ(c.regime, Regime::Latency);
+    EXPECT_GE(c.predicted, cm.host_copy_latency.us());
+    EXPECT_LT(c.predicted, cm.host_copy_latency.us() + 1.0) << c.what;
+  }
+  cm.host_copy_latency = cm.host_copy_latency + microseconds(2.0);
+  const auto after = run(cm, m);
+  for (std::size_t i = 0; i < after.size(); ++i)
+    testing::expect_closed_form("previous + 2 us", before[i].predicted + 2.0, after[i].predicted, "us", 1e-6);
+}
+
 TEST(Validate, CategoriesFollowTheTransport) {
   const auto checks = run(calibration::default_cost_model(), probe_like());
   std::map<std::string, int> count;

@@ -25,7 +25,9 @@ json sample() {
       {"tool": "bandwidthTest", "test": "host_copy", "direction": "d2h", "host_memory": "remote",
        "points": [{"gpu": 1, "bytes": 32000000, "gbps": 13.2}]},
       {"tool": "bandwidthTest", "test": "device_copy", "points": [{"gpu": 0, "bytes": 32000000, "gbps": 500}]},
-      {"tool": "rigsim-probe", "test": "gemm", "dtype": "bf16", "points": [{"gpu": 1, "m": 8192, "n": 8192, "k": 4096, "tflops": 150.5}]}
+      {"tool": "rigsim-probe", "test": "gemm", "dtype": "bf16", "points": [{"gpu": 1, "m": 8192, "n": 8192, "k": 4096, "tflops": 150.5}]},
+      {"tool": "rigsim-probe", "test": "host_copy", "direction": "h2d", "latency": true,
+       "points": [{"gpu": 0, "bytes": 4, "latency_us": 2.4}]}
     ]})");
 }
 
@@ -40,7 +42,9 @@ std::string error_of(const json& doc) {
 
 TEST(Measurements, RoundTripKeepsEveryField) {
   const Measurements m = measurements_from_json(sample(), "m.json");
-  ASSERT_EQ(m.series.size(), 6u);
+  ASSERT_EQ(m.series.size(), 7u);
+  EXPECT_TRUE(m.series[6].latency);
+  EXPECT_DOUBLE_EQ(m.series[6].points[0].latency_us, 2.4);
   EXPECT_EQ(m.series[5].dtype, "bf16");
   EXPECT_EQ(m.series[5].points[0].k, 4096u);
   EXPECT_EQ(m.series[0].gpus, (std::vector<int>{1, 0}));
@@ -62,6 +66,8 @@ TEST(Measurements, MetricPerTest) {
   EXPECT_EQ(metric_of(m.series[2], m.series[2].points[0]).name, "latency");
   EXPECT_FALSE(metric_of(m.series[2], m.series[2].points[0]).higher_is_faster);
   EXPECT_EQ(metric_of(m.series[4], m.series[4].points[0]).unit, "GB/s");
+  EXPECT_EQ(metric_of(m.series[6], m.series[6].points[0]).name, "latency");
+  EXPECT_EQ(metric_of(m.series[6], m.series[6].points[0]).unit, "us");
 }
 
 // Some sources publish only nccl-tests' in-place columns (Azure's benchmarking guide keeps the in-place
@@ -108,6 +114,13 @@ TEST(Measurements, MistakesAreLocated) {
   d = sample();
   d["series"][2]["points"][0]["gbps"] = 3;  // a latency series has no bandwidth
   EXPECT_NE(error_of(d).find("/series/2/points/0/gbps"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][6]["points"][0].erase("latency_us");  // a host-copy latency point needs its latency
+  EXPECT_NE(error_of(d).find("/series/6/points/0: a latency series' point needs"), std::string::npos)
+      << error_of(d);
+  d = sample();
+  d["series"][6]["host_memory"] = "remote";  // measured on the GPU's own node only
+  EXPECT_NE(error_of(d).find("/series/6/latency"), std::string::npos) << error_of(d);
   d = sample();
   d["rig"]["gpus"][1]["index"] = 3;
   EXPECT_NE(error_of(d).find("/rig/gpus/1/index"), std::string::npos) << error_of(d);

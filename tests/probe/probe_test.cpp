@@ -39,6 +39,9 @@ class FakeBackend : public Backend {
   double host_copy(int, std::size_t bytes, bool h2d, int) override {
     return tick(bytes / (h2d ? 25e9 : 26e9));
   }
+  double host_copy_synced(int, std::size_t bytes, bool h2d, int) override {
+    return tick((h2d ? 6.5e-6 : 7.0e-6) + bytes / 25e9);  // the host's wait plus the copy
+  }
   double host_copy_on_node(int, std::size_t bytes, bool h2d, int, int) override {
     return tick(bytes / (h2d ? 10e9 : 11e9));  // across the socket link
   }
@@ -84,7 +87,12 @@ TEST(ProbeRunner, RatesFollowTheToolsDefinitions) {
   // Device copy: read and written, as the CUDA samples count it: 2 x 400 GB/s.
   EXPECT_NEAR(find(m, calibration::Test::DeviceCopy, "").points[0].gbps, 800, 1e-6);
   EXPECT_NEAR(find(m, calibration::Test::HostCopy, "H2D, each").points[1].gbps, 25, 1e-9);
-  EXPECT_NEAR(find(m, calibration::Test::HostCopy, "D2H").points[0].gbps, 26, 1e-9);
+  EXPECT_NEAR(find(m, calibration::Test::HostCopy, "D2H, each").points[0].gbps, 26, 1e-9);
+  // Host-copy latency: one host-synchronised 4-byte copy, microseconds.
+  const auto& h2d_lat = find(m, calibration::Test::HostCopy, "H2D latency");
+  EXPECT_TRUE(h2d_lat.latency);
+  EXPECT_NEAR(h2d_lat.points[1].latency_us, 6.5 + 4 / 25e3, 1e-9);
+  EXPECT_NEAR(find(m, calibration::Test::HostCopy, "D2H latency").points[0].latency_us, 7.0 + 4 / 25e3, 1e-9);
   const auto& all = find(m, calibration::Test::HostCopy, "every GPU");
   EXPECT_TRUE(all.concurrent);
   EXPECT_NEAR(all.points[1].gbps, 21, 1e-9);
