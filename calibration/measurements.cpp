@@ -137,6 +137,19 @@ void read_text(ObjectReader& r, Point& p) {
   p.note = r.optional_string("note").value_or("");
 }
 
+/// A copy point's size and value: bytes and gbps, or (a latency series) latency_us with optional bytes.
+void read_copy_value(ObjectReader& r, const Series& s, Point& p) {
+  p.bytes = read_bytes(r, !s.latency);
+  if (!s.latency && p.bytes == 0) r.fail("bytes", "a bandwidth point needs the bytes copied (more than 0)");
+  if (s.latency) {
+    p.latency_us = positive(r, "latency_us");
+    if (p.latency_us == 0) r.fail_here("a latency series' point needs \"latency_us\"");
+  } else {
+    p.gbps = positive(r, "gbps");
+    if (p.gbps == 0) r.fail_here("a bandwidth point needs \"gbps\"");
+  }
+}
+
 Point read_point(ObjectReader r, const Series& s, std::size_t gpus) {
   Point p;
   read_text(r, p);
@@ -160,29 +173,12 @@ Point read_point(ObjectReader r, const Series& s, std::size_t gpus) {
       p.dst = read_device(r, "dst", gpus);
       if (p.src == p.dst)
         r.fail("dst", "a peer copy needs two different GPUs (a local copy is a device_copy)");
-      p.bytes = read_bytes(r, !s.latency);
-      if (!s.latency && p.bytes == 0)
-        r.fail("bytes", "a bandwidth point needs the bytes copied (more than 0)");
-      if (s.latency) {
-        p.latency_us = positive(r, "latency_us");
-        if (p.latency_us == 0) r.fail_here("a latency series' point needs \"latency_us\"");
-      } else {
-        p.gbps = positive(r, "gbps");
-        if (p.gbps == 0) r.fail_here("a bandwidth point needs \"gbps\"");
-      }
+      read_copy_value(r, s, p);
       break;
     case Test::HostCopy:
     case Test::DeviceCopy:
       p.src = read_device(r, "gpu", gpus);
-      p.bytes = read_bytes(r, !s.latency);
-      if (!s.latency && p.bytes == 0) r.fail("bytes", "a copy point needs the bytes copied (more than 0)");
-      if (s.latency) {
-        p.latency_us = positive(r, "latency_us");
-        if (p.latency_us == 0) r.fail_here("a latency series' point needs \"latency_us\"");
-      } else {
-        p.gbps = positive(r, "gbps");
-        if (p.gbps == 0) r.fail_here("a copy point needs \"gbps\"");
-      }
+      read_copy_value(r, s, p);
       break;
     case Test::Gemm:
       p.src = read_device(r, "gpu", gpus);
