@@ -76,6 +76,14 @@ std::optional<std::string> cpu_key_from_name(const std::string& name) {
   return std::nullopt;
 }
 
+std::vector<std::string> cpu_keys_from_cpuid(int family, int model) {
+  std::vector<std::string> keys;
+  if (family < 0 || model < 0) return keys;
+  for (const CpuSpec& c : cpu_catalog())
+    if (c.cpuid_family == family && c.cpuid_model == model) keys.push_back(std::string(c.key));
+  return keys;
+}
+
 std::optional<std::string> gpu_key_from_name(const std::string& name) {
   const auto have = words(name);
   const std::set<std::string> has(have.begin(), have.end());

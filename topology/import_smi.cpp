@@ -306,8 +306,10 @@ class Builder {
     else if (count > 1)
       note("Each NUMA node of the affinity column is taken as one socket of " + h_.cpu_model + ".");
     for (std::size_t s = 1; s < count; ++s) spec_.inter_socket.push_back({"cpu0", "cpu" + std::to_string(s), 0, 0, ""});
-    note("CPU model " + h_.cpu_model + " (from --cpu); GPU models from --gpu; GPU i of the layout is GPU i of the "
-         "matrix (NVML order: CUDA uses the same with CUDA_DEVICE_ORDER=PCI_BUS_ID).");
+    note((h_.models_from.empty() ? "CPU model " + h_.cpu_model + " (from --cpu); GPU models from --gpu"
+                                 : h_.models_from) +
+         "; GPU i of the layout is GPU i of the matrix (NVML order: CUDA uses the same with "
+         "CUDA_DEVICE_ORDER=PCI_BUS_ID).");
   }
 
   int numa_of_device(std::size_t i, const std::set<int>& numas) {

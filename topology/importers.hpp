@@ -19,6 +19,9 @@ struct ImportHints {
   std::string switch_model;             // catalog key of every PCIe switch (default: by generation, noted)
   int gen = 0;                          // PCIe generation of the slots when the input has none (0: the CPU's)
   std::string name;                     // layout name (default: from the file name)
+  /// Where the CPU and GPU models came from, for the sketch's notes (default: "CPU model KEY (from
+  /// --cpu); GPU models from --gpu", the import command's options).
+  std::string models_from{};
 };
 
 /// `nvidia-smi topo -m` (the GPU/NIC relation matrix with CPU and NUMA affinity). Sockets come from

@@ -92,10 +92,12 @@ std::optional<int> parse_options(int argc, const char* const* argv, ProbeOptions
 }
 
 std::optional<std::string> sketch_layout(const std::string& matrix, const calibration::Rig& rig,
-                                         const ProbeOptions& o, std::string& why) {
+                                         const ProbeOptions& o, std::string& why, const CpuId& cpuid) {
   topology::ImportHints h;
   h.name = "probed-" + (rig.host.empty() ? std::string("rig") : rig.host);
   h.gpu_models = o.gpu_models;
+  const std::string gpus_from =
+      o.gpu_models.empty() ? "GPU models from CUDA's device names" : "GPU models from --gpu";
   if (h.gpu_models.empty())
     for (const calibration::RigGpu& g : rig.gpus) {
       const auto key = topology::gpu_key_from_name(g.name);
@@ -106,14 +108,28 @@ std::optional<std::string> sketch_layout(const std::string& matrix, const calibr
       h.gpu_models.push_back(*key);
     }
   h.cpu_model = o.cpu_model;
+  std::string cpu_from = "from --cpu";
   if (h.cpu_model.empty()) {
-    const auto key = topology::cpu_key_from_name(rig.cpu);
-    if (!key) {
-      why = "no catalog CPU matches \"" + rig.cpu + "\" (give --cpu KEY; `rigsim catalog cpus` lists them)";
-      return std::nullopt;
+    if (const auto key = topology::cpu_key_from_name(rig.cpu)) {
+      h.cpu_model = *key;
+      cpu_from = "from its name, \"" + rig.cpu + "\"";
+    } else {
+      const std::vector<std::string> fits = topology::cpu_keys_from_cpuid(cpuid.family, cpuid.model);
+      const std::string id =
+          "CPUID family " + std::to_string(cpuid.family) + " model " + std::to_string(cpuid.model);
+      if (fits.size() != 1) {
+        std::string list;
+        for (const std::string& k : fits) list += (list.empty() ? "" : ", ") + k;
+        why = "no catalog CPU matches \"" + rig.cpu + "\"" +
+              (fits.empty() ? std::string() : "; its " + id + " fits " + list) +
+              " (give --cpu KEY; `rigsim catalog cpus` lists them)";
+        return std::nullopt;
+      }
+      h.cpu_model = fits.front();
+      cpu_from = "from its " + id + ": its name, \"" + rig.cpu + "\", names no part";
     }
-    h.cpu_model = *key;
   }
+  h.models_from = "CPU model " + h.cpu_model + " (" + cpu_from + "); " + gpus_from;
   for (const calibration::RigGpu& g : rig.gpus)
     if (g.link_gen > 0 && g.link_gen == g.max_link_gen) h.gen = std::max(h.gen, g.link_gen);
   try {
@@ -169,7 +185,8 @@ int probe_main(int argc, const char* const* argv, const BackendFactory& make_bac
   try {
     if (o.sketch) {
       const std::optional<std::string> matrix = env.topo_matrix ? env.topo_matrix() : std::nullopt;
-      const std::optional<std::string> layout = matrix ? sketch_layout(*matrix, m.rig, o, why) : std::nullopt;
+      const std::optional<std::string> layout =
+          matrix ? sketch_layout(*matrix, m.rig, o, why, cpu_id(env.root)) : std::nullopt;
       if (!matrix) why = "`nvidia-smi topo -m` could not be run";
       if (layout) {
         write_output_file(o.layout_output, *layout);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kernels/probe/backend.hpp"
+#include "kernels/probe/discover.hpp"
 #include "kernels/probe/runner.hpp"
 
 namespace rigsim::probe {
@@ -40,7 +41,9 @@ int probe_main(int argc, const char* const* argv, const BackendFactory& backend,
 /// The layout sketch of the measured rig from `nvidia-smi topo -m` (topology/importers.hpp), with GPU
 /// and CPU catalog keys from their names (or the options); nullopt with `why` when a name matches no
 /// catalog entry or the matrix cannot be read.
+/// Where the CPU's name matches no catalog entry, its CPUID family and model (`cpuid`) pick the one
+/// catalog CPU that has them, and the sketch's notes say so.
 std::optional<std::string> sketch_layout(const std::string& matrix, const calibration::Rig& rig,
-                                         const ProbeOptions& o, std::string& why);
+                                         const ProbeOptions& o, std::string& why, const CpuId& cpuid = {});
 
 }  // namespace rigsim::probe

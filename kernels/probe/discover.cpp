@@ -103,6 +103,27 @@ std::string cpu_model_name(const std::string& root) {
   return "";
 }
 
+CpuId cpu_id(const std::string& root) {
+  CpuId id;
+  std::ifstream in(root + "/proc/cpuinfo");
+  const auto number = [](const std::string& line) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) return -1;
+    const std::string v = line.substr(colon + 1);
+    const auto first = v.find_first_not_of(" \t");
+    if (first == std::string::npos || !std::isdigit(static_cast<unsigned char>(v[first]))) return -1;
+    const std::string digits = v.substr(first, v.find_first_not_of("0123456789", first) - first);
+    return digits.size() > 4 ? -1 : std::stoi(digits);
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("processor", 0) == 0 && (id.family >= 0 || id.model >= 0)) break;  // the first one only
+    if (line.rfind("cpu family", 0) == 0) id.family = number(line);
+    // "model\t\t: 143", not "model name\t: ..."
+    if (line.rfind("model", 0) == 0 && line.rfind("model name", 0) != 0) id.model = number(line);
+  }
+  return id;
+}
+
 std::string driver_version(const std::string& root) {
   static const std::regex re(R"(Kernel Module\s+([0-9]+(\.[0-9]+)+))");
   std::smatch m;

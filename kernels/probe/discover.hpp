@@ -30,6 +30,14 @@ std::vector<int> parse_node_list(const std::string& text);
 
 /// "model name" of the first processor in <root>/proc/cpuinfo; "" when absent.
 std::string cpu_model_name(const std::string& root);
+/// The x86 CPUID display family and model of the first processor in <root>/proc/cpuinfo ("cpu family",
+/// "model"); -1 each when absent. A VM that masks the model name ("Intel(R) Xeon(R) Processor") still
+/// reports them.
+struct CpuId {
+  int family = -1;
+  int model = -1;
+};
+CpuId cpu_id(const std::string& root);
 /// The driver version in <root>/proc/driver/nvidia/version ("550.90.07"); "" when absent.
 std::string driver_version(const std::string& root);
 

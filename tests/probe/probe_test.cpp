@@ -378,5 +378,40 @@ TEST(ProbeSketch, FromARealMatrix) {
   EXPECT_NE(why.find("--gpu"), std::string::npos);
 }
 
+TEST(ProbeSketch, AMaskedCpuNameFallsBackToItsCpuid) {
+  // The lent H200 VM: /proc/cpuinfo says "Intel(R) Xeon(R) Processor". Its CPUID family and model pick
+  // the catalog CPU where exactly one has them, and the sketch says it did; where several share them
+  // (6/85: Skylake-SP, Cascade Lake-SP, X299) it names them and asks for --cpu.
+  const fs::path dir = fs::temp_directory_path() / "rigsim-probe-cpuid";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "proc");
+  std::ofstream(dir / "proc" / "cpuinfo") << "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+                                             "model\t\t: 143\nmodel name\t: Intel(R) Xeon(R) Processor\n\n"
+                                             "processor\t: 1\ncpu family\t: 6\nmodel\t\t: 85\n";
+  const CpuId id = cpu_id(dir.string());
+  EXPECT_EQ(id.family, 6);
+  EXPECT_EQ(id.model, 143);
+  EXPECT_EQ(cpu_id((dir / "nowhere").string()).family, -1);
+  fs::remove_all(dir);
+  EXPECT_EQ(topology::cpu_keys_from_cpuid(6, 143), std::vector<std::string>{"xeon-scalable-4"});
+  EXPECT_EQ(topology::cpu_keys_from_cpuid(6, 85).size(), 3u);
+  EXPECT_TRUE(topology::cpu_keys_from_cpuid(-1, -1).empty());
+  calibration::Rig rig;
+  rig.cpu = "Intel(R) Xeon(R) Processor";
+  rig.gpus.push_back({0, "NVIDIA H200", "", 5, 16, 5, 16, -1, false});
+  const std::string matrix = "\tGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \t0-15\t0\t\tN/A\n";
+  std::string why;
+  EXPECT_FALSE(sketch_layout(matrix, rig, {}, why));  // no CPUID known: the name alone decides
+  EXPECT_NE(why.find("--cpu"), std::string::npos);
+  const auto layout = sketch_layout(matrix, rig, {}, why, {6, 143});
+  ASSERT_TRUE(layout) << why;
+  EXPECT_NE(layout->find("\"model\": \"xeon-scalable-4\""), std::string::npos);
+  EXPECT_NE(layout->find("CPU model xeon-scalable-4 (from its CPUID family 6 model 143: its name, "),
+            std::string::npos)
+      << *layout;
+  EXPECT_FALSE(sketch_layout(matrix, rig, {}, why, {6, 85}));
+  EXPECT_NE(why.find("fits xeon-scalable-1, xeon-scalable-2, core-hedt-x299"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace rigsim::probe
