@@ -13,7 +13,7 @@ rc=$?
 echo "$out"
 [ $rc -eq 0 ] || { echo "FAIL: validate (the probe's own sketch) exit status $rc"; exit 1; }
 grep -Eq "^all +23 " <<<"$out" || { echo "FAIL: want all 23 points compared"; exit 1; }
-"$rigsim" import nvidia-smi-topo "$dir/nvidia-smi-topo-m.txt" --cpu xeon-scalable-4 --gpu h200-sxm \
+"$rigsim" import nvidia-smi-topo "$dir/nvidia-smi-topo-m.txt" --cpu xeon-scalable-5 --gpu h200-sxm \
   -o "$tmp/layout.json" 2>/dev/null || { echo "FAIL: import"; exit 1; }
 out=$("$rigsim" validate "$dir/h200.json" --layout "$tmp/layout.json" --max-factor 2 2>&1)
 rc=$?
