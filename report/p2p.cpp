@@ -67,6 +67,11 @@ void host_table(std::ostringstream& out, const P2pBenchResult& r) {
   for (std::size_t i = 0; i < r.gpus.size(); ++i)
     out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f ", r.h2d_gbps[i])
         << cell("%6.02f ", r.d2h_gbps[i]) << cell("%6.02f", r.h2d_concurrent_gbps[i]) << "\n";
+  out << "\n[latency] One 4-byte pinned copy the host waits for, memory on each GPU's own socket (us)\n";
+  out << "   GPU    H2D    D2H\n";
+  for (std::size_t i = 0; i < r.gpus.size(); ++i)
+    out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f ", r.h2d_latency_us[i])
+        << cell("%6.02f", r.d2h_latency_us[i]) << "\n";
   if (std::all_of(r.h2d_remote_gbps.begin(), r.h2d_remote_gbps.end(), [](double v) { return v == 0; }))
     return;
   out << "\n[bandwidthTest] Pinned host memory on another socket (the remote NUMA node) (GB/s)\n";
@@ -153,6 +158,8 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
   j["h2d_gbps"] = rounded(r.h2d_gbps);
   j["d2h_gbps"] = rounded(r.d2h_gbps);
   j["h2d_concurrent_gbps"] = rounded(r.h2d_concurrent_gbps);
+  j["h2d_latency_us"] = rounded(r.h2d_latency_us);
+  j["d2h_latency_us"] = rounded(r.d2h_latency_us);
   j["h2d_remote_gbps"] = rounded(r.h2d_remote_gbps);
   j["d2h_remote_gbps"] = rounded(r.d2h_remote_gbps);
   nlohmann::json why = nlohmann::json::array();

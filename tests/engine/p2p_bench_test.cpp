@@ -170,11 +170,12 @@ TEST(P2pBench, TextAndJsonCarryTheMatrices) {
         "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)",
         "Bidirectional P2P=Disabled Bandwidth Matrix (GB/s)", "P2P=Disabled Latency Matrix (us)",
         "P2P=Enabled Latency (P2P Writes) Matrix (us)", "Device=0 CANNOT Access Peer Device=1",
-        "   D\\D     0      1"})
+        "[latency] One 4-byte pinned copy the host waits for", "   D\\D     0      1"})
     EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
   const nlohmann::json j = report::p2p_bench_json(r);
-  for (const char* key : {"uni_p2p_on", "uni_p2p_off", "bi_p2p_on", "bi_p2p_off", "latency_us_p2p_on",
-                          "latency_us_p2p_off", "h2d_gbps", "d2h_gbps", "h2d_concurrent_gbps"})
+  for (const char* key :
+       {"uni_p2p_on", "uni_p2p_off", "bi_p2p_on", "bi_p2p_off", "latency_us_p2p_on", "latency_us_p2p_off",
+        "h2d_gbps", "d2h_gbps", "h2d_concurrent_gbps", "h2d_latency_us", "d2h_latency_us"})
     ASSERT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["uni_p2p_on"].size(), 2u);
   EXPECT_EQ(j["h2d_gbps"].size(), 2u);
