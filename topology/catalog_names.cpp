@@ -85,6 +85,9 @@ std::vector<std::string> cpu_keys_from_cpuid(int family, int model) {
 }
 
 std::optional<std::string> gpu_key_from_name(const std::string& name) {
+  // Names whose form factor only the memory technology gives away: an 80 GB H100 with HBM3 is the SXM5
+  // (hardware.md §1.2: H100 PCIe 80 GB is HBM2e and reports "NVIDIA H100 PCIe"; the NVL has 94 GB).
+  if (name == "NVIDIA H100 80GB HBM3") return std::string("h100-sxm5");
   const auto have = words(name);
   const std::set<std::string> has(have.begin(), have.end());
   std::optional<std::string> best;

@@ -330,7 +330,7 @@ TEST(ProbeDiscover, CatalogKeysFromNames) {
       {"Tesla V100-SXM2-32GB", "v100-sxm2-32gb"},
       {"Tesla P40", "tesla-p40"},
       {"NVIDIA L40S", "l40s"},
-      {"NVIDIA H100 80GB HBM3", std::nullopt},  // SXM or PCIe: the name does not say
+      {"NVIDIA H100 80GB HBM3", "h100-sxm5"},  // HBM3 at 80 GB: only the SXM5 (the PCIe card is HBM2e)
       {"NVIDIA B200", "b200"},
       {"NVIDIA GeForce RTX 5080", "rtx-5080"},
       {"NVIDIA GeForce RTX 4080 SUPER", "rtx-4080-super"},
