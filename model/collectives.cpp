@@ -28,6 +28,7 @@
 namespace rigsim::model {
 namespace {
 
+using detail::proto_index;
 using topology::DeviceId;
 
 /// A step-level plan larger than this is refused (it would simulate for minutes: about 1 s per 100k
@@ -76,10 +77,6 @@ Seconds chain_latency(Seconds base, std::size_t n, std::size_t nodes, const deta
   const std::size_t hops = n - 1;
   return {base.value + static_cast<double>(hops - (nodes - 1)) * lat.intra.value +
           static_cast<double>(nodes - 1) * lat.inter.value};
-}
-
-std::size_t proto_index(Protocol p) {
-  return static_cast<std::size_t>(p);
 }
 
 /// The first NCCL release whose ring estimate charges a network overhead on every step across servers.

@@ -47,6 +47,11 @@ Seconds protocol_base(const calibration::CostModel& cost, Protocol p);
 Seconds protocol_step(const calibration::CostModel& cost, Protocol p, const Connection& hop,
                       bool intra_nvlink);
 
+/// Index of protocol `p` in the per-protocol arrays (ProtocolChoice, TreeEstimate): LL, LL128, Simple.
+inline std::size_t proto_index(Protocol p) {
+  return static_cast<std::size_t>(p);
+}
+
 /// NCCL's per-step latency inside servers and across them.
 struct StepLatencies {
   Seconds intra;
@@ -88,6 +93,10 @@ std::size_t add_delay(std::vector<Transfer>& out, topology::DeviceId at, Seconds
 /// Tree algorithm (collectives_tree.cpp): fills plan.tree_parents, hops and transfers.
 void plan_tree(const Platform& platform, ConnectionCache& hops, const CollectiveOptions& options,
                CollectivePlan& plan);
+/// NCCL's Tree rows of protocol `p` (tuning.cc; CostModel::nccl_tree_*): its base latency and per-hop
+/// latencies inside a server (the NVLink row when its hops are NVLink, else PCI) and across servers.
+std::pair<Seconds, StepLatencies> tree_rows(const calibration::CostModel& cost, Protocol p,
+                                            bool intra_nvlink);
 /// NCCL's tree latency term under protocol `p`: base + 2((ppn-1)·intra + log2(nodes)·inter) from the Tree
 /// rows of tuning.cc (CostModel::nccl_tree_*; intra the NVLink row when the servers' hops are NVLink).
 Seconds tree_latency(const calibration::CostModel& cost, Protocol p, std::size_t ranks, std::size_t nodes,

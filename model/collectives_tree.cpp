@@ -21,9 +21,6 @@
 #include "model/collectives_detail.hpp"
 
 namespace rigsim::model::detail {
-std::pair<Seconds, StepLatencies> tree_rows(const calibration::CostModel& cost, Protocol p,
-                                            bool intra_nvlink);
-
 namespace {
 
 using topology::DeviceId;
@@ -151,8 +148,6 @@ void collect_hops(ConnectionCache& cache, CollectivePlan& p) {
 
 }  // namespace
 
-/// NCCL's Tree rows of protocol `p`: its base latency and per-hop latencies inside a server (the NVLink row
-/// when its hops are NVLink, else PCI) and across servers.
 std::pair<Seconds, StepLatencies> tree_rows(const calibration::CostModel& cost, Protocol p,
                                             bool intra_nvlink) {
   const auto pick = [&](Seconds nvlink, Seconds pcie) { return intra_nvlink ? nvlink : pcie; };
@@ -200,7 +195,7 @@ TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::Co
   e.bus_bw[1] = std::min(bus * (nodes <= 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                          channels * cost.nccl_tree_ll128_channel_bw_gbs[row][col] * 1e9);
   for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-    const auto i = static_cast<std::size_t>(proto);
+    const std::size_t i = proto_index(proto);
     const double scale = log_size >= 0 && log_size < 23 ? kCorrection[i][log_size] : 1.0;
     e.latency[i] = tree_latency(cost, proto, p.ranks.size(), nodes, intra_nvlink);
     e.time[i] = {e.latency[i].value + p.size.value / (0.5 * e.bus_bw[i] * scale)};
@@ -214,14 +209,14 @@ TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::Co
 /// (one flag line in 16), more where NCCL's bandwidth for it is lower still.
 ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::CostModel& cost,
                            const CollectivePlan& p, const ProtocolChoice& ring, std::size_t nodes, bool nvl) {
-  const TreeEstimate e = tree_estimate(
-      topo, cost, p, nodes, nvl, ring.bus_bw[static_cast<std::size_t>(Protocol::Simple)].value, p.nccl.graph);
+  const TreeEstimate e = tree_estimate(topo, cost, p, nodes, nvl,
+                                       ring.bus_bw[proto_index(Protocol::Simple)].value, p.nccl.graph);
   ProtocolChoice c;
   std::copy(std::begin(ring.enabled), std::end(ring.enabled), std::begin(c.enabled));
   const double floor[3] = {2.0, 128.0 / 120.0, 1.0};
   double best = std::numeric_limits<double>::infinity();
   for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-    const auto i = static_cast<std::size_t>(proto);
+    const std::size_t i = proto_index(proto);
     c.latency[i] = e.latency[i];
     c.bus_bw[i] = {e.bus_bw[i]};
     c.time[i] = e.time[i];
@@ -265,7 +260,7 @@ void plan_tree(const Platform& platform, ConnectionCache& cache,
   p.model = simple ? resolve_model(o, p.ranks.size(), transfers) : PlanModel::Steady;
   if (p.model == PlanModel::Steady) {
     p.chunk = {share};
-    const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[static_cast<std::size_t>(p.protocol)];
+    const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[proto_index(p.protocol)];
     for (std::size_t t = 0; t < trees; ++t)
       for (std::size_t i = 0; i < p.ranks.size(); ++i) {
         const long up = p.tree_parents[t][i];

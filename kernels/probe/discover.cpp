@@ -29,6 +29,16 @@ int to_int(const std::string& text, int fallback) {
   }
 }
 
+/// The value of a /proc/cpuinfo line ("model name\t: AMD EPYC ..."): the text after the colon, trimmed
+/// at the front; "" without a colon.
+std::string cpuinfo_value(const std::string& line) {
+  const auto colon = line.find(':');
+  if (colon == std::string::npos) return "";
+  std::string v = line.substr(colon + 1);
+  v.erase(0, v.find_first_not_of(" \t"));
+  return v;
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -93,33 +103,19 @@ int farthest_memory_node(const std::string& root, int node) {
 std::string cpu_model_name(const std::string& root) {
   std::ifstream in(root + "/proc/cpuinfo");
   for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon == std::string::npos) return "";
-      std::string v = line.substr(colon + 1);
-      v.erase(0, v.find_first_not_of(" \t"));
-      return v;
-    }
+    if (line.rfind("model name", 0) == 0) return cpuinfo_value(line);
   return "";
 }
 
 CpuId cpu_id(const std::string& root) {
   CpuId id;
   std::ifstream in(root + "/proc/cpuinfo");
-  const auto number = [](const std::string& line) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) return -1;
-    const std::string v = line.substr(colon + 1);
-    const auto first = v.find_first_not_of(" \t");
-    if (first == std::string::npos || !std::isdigit(static_cast<unsigned char>(v[first]))) return -1;
-    const std::string digits = v.substr(first, v.find_first_not_of("0123456789", first) - first);
-    return digits.size() > 4 ? -1 : std::stoi(digits);
-  };
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("processor", 0) == 0 && (id.family >= 0 || id.model >= 0)) break;  // the first one only
-    if (line.rfind("cpu family", 0) == 0) id.family = number(line);
+    if (line.rfind("cpu family", 0) == 0) id.family = to_int(cpuinfo_value(line), -1);
     // "model\t\t: 143", not "model name\t: ..."
-    if (line.rfind("model", 0) == 0 && line.rfind("model name", 0) != 0) id.model = number(line);
+    if (line.rfind("model", 0) == 0 && line.rfind("model name", 0) != 0)
+      id.model = to_int(cpuinfo_value(line), -1);
   }
   return id;
 }
