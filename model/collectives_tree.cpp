@@ -229,35 +229,13 @@ ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::Co
   return c;
 }
 
-void plan_tree(const Platform& platform, ConnectionCache& cache,
-               const CollectiveOptions& o, CollectivePlan& p) {
-  const auto& topo = platform.topology();
-  const auto& cost = platform.cost_model();
-  // One pair of trees per distinct ring NCCL's channels run (each ring enters every server at its own
-  // GPU, so through its own NIC): NCCL builds a tree per channel on the channel's NIC (connect.cc
-  // ncclTopoPreset, the tree graph of trees.cc's double binary tree), so the data spreads over the NICs
-  // as the rings' does. Tree 2r + t is ring r's chains under double binary tree t.
-  p.tree_parents.clear();
-  std::size_t servers = 1;
-  for (const Ring& ring : p.rings) {
-    const auto chain = chains(topo, p, ring);
-    servers = chain.size();
-    for (int t = 0; t < 2; ++t) p.tree_parents.push_back(tree_parents(chain, t, p.ranks.size()));
-  }
-  p.connections.clear();
-  collect_hops(cache, p);
-  const bool nvl = intra_is_nvlink(topo, p.connections);
-  const std::size_t trees = p.tree_parents.size();
-  p.channels = static_cast<int>(trees);
-  p.latency = tree_latency(cost, p.protocol, p.ranks.size(), servers, nvl);
-  const double share = p.size.value / static_cast<double>(trees);
-  // LL and LL128 forward each line as it arrives (prims_ll.h, prims_ll128.h), so the reduce up the tree
-  // and the broadcast down it overlap: every edge's two flows run at once after the latency term, with
-  // the protocol's bytes on the wire (ProtocolChoice::wire_factor). Simple pipelines 512 KiB chunks.
+namespace {
+
+/// The tree's flows: every edge's up and down at once (steady) or Simple's chunk pipeline (step).
+void build_tree_transfers(const calibration::CostModel& cost, ConnectionCache& cache, CollectivePlan& p,
+                          bool nvl, double share, std::size_t chunks, std::size_t transfers) {
   const bool simple = p.protocol == Protocol::Simple;
-  const std::size_t chunks = simple ? pieces(share, o.chain_chunk, o.max_tree_chunks) : 1;
-  const std::size_t transfers = trees * chunks * 2 * (p.ranks.size() - 1);
-  p.model = simple ? resolve_model(o, p.ranks.size(), transfers) : PlanModel::Steady;
+  const std::size_t trees = p.tree_parents.size();
   if (p.model == PlanModel::Steady) {
     p.chunk = {share};
     const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[proto_index(p.protocol)];
@@ -287,6 +265,51 @@ void plan_tree(const Platform& platform, ConnectionCache& cache,
     std::stable_sort(b.down_order.begin(), b.down_order.end(), [&](auto x, auto y) { return d[x] < d[y]; });
     b.build(chunks);
   }
+}
+
+}  // namespace
+
+void plan_tree(const Platform& platform, ConnectionCache& cache, const CollectiveOptions& o,
+               CollectivePlan& p) {
+  const auto& topo = platform.topology();
+  const auto& cost = platform.cost_model();
+  // One pair of trees per distinct ring NCCL's channels run (each ring enters every server at its own
+  // GPU, so through its own NIC): NCCL builds a tree per channel on the channel's NIC (connect.cc
+  // ncclTopoPreset, the tree graph of trees.cc's double binary tree), so the data spreads over the NICs
+  // as the rings' does. Tree 2r + t is ring r's chains under double binary tree t.
+  p.tree_parents.clear();
+  std::size_t servers = 1;
+  for (const Ring& ring : p.rings) {
+    const auto chain = chains(topo, p, ring);
+    servers = chain.size();
+    for (int t = 0; t < 2; ++t) p.tree_parents.push_back(tree_parents(chain, t, p.ranks.size()));
+  }
+  p.connections.clear();
+  collect_hops(cache, p);
+  const bool nvl = intra_is_nvlink(topo, p.connections);
+  const std::size_t trees = p.tree_parents.size();
+  p.channels = static_cast<int>(trees);
+  p.latency = tree_latency(cost, p.protocol, p.ranks.size(), servers, nvl);
+  const double share = p.size.value / static_cast<double>(trees);
+  // LL and LL128 forward each line as it arrives (prims_ll.h, prims_ll128.h), so the reduce up the tree
+  // and the broadcast down it overlap: every edge's two flows run at once after the latency term, with
+  // the protocol's bytes on the wire (ProtocolChoice::wire_factor). Simple pipelines 512 KiB chunks.
+  const bool simple = p.protocol == Protocol::Simple;
+  const std::size_t chunks = simple ? pieces(share, o.chain_chunk, o.max_tree_chunks) : 1;
+  const std::size_t transfers = trees * chunks * 2 * (p.ranks.size() - 1);
+  p.model = simple ? resolve_model(o, p.ranks.size(), transfers) : PlanModel::Steady;
+  build_tree_transfers(cost, cache, p, nvl, share, chunks, transfers);
+  if (!simple) return;
+  // A tree channel is one thread block whose warps split between the reduce up and the broadcast down
+  // (all_reduce.h runTreeSplit), and it moves data at a rate of its own: NCCL's perChMaxTreeBws, its
+  // measured tree bandwidth per channel by GPU generation and by one / two / four or more servers
+  // (tuning.cc), times its graph's channel count is the tree's bus bandwidth, and half of that its
+  // algorithm bandwidth (S up and S down). Every flow of the tree's 2r trees is held to its share of
+  // that. Only the channel figure: NCCL's 0.92 x ring bandwidth is a decision on its graph's rates.
+  const std::size_t col = servers <= 1 ? 0 : servers == 2 ? 1 : 2;
+  const double bus = p.nccl.graph * cost.nccl_tree_channel_bw_gbs[arch_row(topo, p.ranks)][col] * 1e9;
+  if (bus > 0)
+    for (Transfer& t : p.transfers) t.rate_cap = {0.5 * bus / static_cast<double>(trees)};
 }
 
 }  // namespace rigsim::model::detail

@@ -238,10 +238,10 @@ TEST(Nvls, HigherSwitchEfficiencyNeverSlower) {
 // ---- NVLS_TREE across servers (NCCL 2.18 and later) --------------------------------------------------
 
 /// `servers` DGX H100s (catalog hgx-h100) joined by their ConnectX-7s.
-Platform h100_cluster(int servers) {
+Platform h100_cluster(int servers, const calibration::CostModel& cost = calibration::default_cost_model()) {
   return Platform(
       topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/hgx-h100.json", servers),
-      calibration::default_cost_model());
+      cost);
 }
 
 /// The rates the closed forms use: a GPU's NVLink rate through its server's switch, and the network route
@@ -314,7 +314,11 @@ TEST(ClusterTree, EveryRingsNicCarriesItsPairOfTrees) {
   // and a leaf of the other: its NIC sends 1 + 2 + 1 = 4 of S/16 per direction, S/4. Inside a server
   // every GPU is a chain's head once, its tail once and in its middle 6 times: (1 + 1 + 6 x 2) x 2 trees
   // x S/16 = 1.75 S over its NVLinks per direction.
-  const Platform p = h100_cluster(4);
+  // The routes alone: tree channels without their block rate (NCCL's perChMaxTreeBws), which binds on
+  // 4 servers (TreeChannels.ATreeMovesAtNcclsPerChannelRate).
+  calibration::CostModel unbound = calibration::default_cost_model();
+  for (auto& row : unbound.nccl_tree_channel_bw_gbs) row.fill(1e6);
+  const Platform p = h100_cluster(4, unbound);
   const auto gpus = p.topology().gpus();
   const double s = 4.0 * 1024 * 1024 * 1024;
   CollectiveOptions force;

@@ -120,6 +120,46 @@ TEST(TreeProtocols, MoreServersNeverMakeASmallAllReduceFaster) {
   }
 }
 
+TEST(TreeChannels, ATreeMovesAtNcclsPerChannelRate) {
+  // A tree channel's block moves NCCL's perChMaxTreeBws per channel (Blackwell: 70.0 / 42.8 / 24.0 GB/s
+  // on 1 / 2 / 4+ servers), so a large Simple tree all_reduce over 2 and 4 DGX B200s takes
+  // lat + S / (0.5 x graph channels x perCh): half, as the tree carries S up and S down. Measured on
+  // 8-NIC B200 clusters at 16 GiB (together-nccl-tests baselines): 335 GB/s busbw on 2 servers, 191 on
+  // 4, against 718 and 372 on the links alone.
+  const double s = 16.0 * 1024 * 1024 * 1024;
+  CollectiveOptions force;
+  force.algorithm = Algorithm::Tree;
+  force.protocol = Protocol::Simple;
+  force.model = PlanModel::Steady;
+  calibration::CostModel unbound = calibration::default_cost_model();
+  for (auto& row : unbound.nccl_tree_channel_bw_gbs) row.fill(1e6);
+  const std::string layout = std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/hgx-b200.json";
+  double last = 0;
+  for (int servers : {2, 4}) {
+    const Platform p(topology::read_layout(layout, servers), calibration::default_cost_model());
+    const Platform links(topology::read_layout(layout, servers), unbound);
+    const auto gpus = p.topology().gpus();
+    const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, force);
+    const double per_channel = p.cost_model().nccl_tree_channel_bw_gbs[3][servers == 2 ? 1 : 2] * 1e9;
+    const double expected = plan.latency.value + s / (0.5 * plan.nccl.graph * per_channel);
+    expect_closed_form("lat + S / (0.5 x graph channels x perChMaxTreeBw)", expected, seconds_of(p, plan),
+                       "s");
+    const double t_links =
+        seconds_of(links, plan_collective(links, CollectiveOp::AllReduce, gpus, Bytes{s}, force));
+    EXPECT_LT(t_links, 0.8 * expected) << servers << " servers: the block rate, not the links, binds";
+    const double t = seconds_of(p, plan);
+    EXPECT_GT(t, last) << "more servers (" << servers << ") never give a tree channel more";
+    last = t;
+  }
+  // LL's tree keeps the wire-bytes rule (prims_ll.h): the block rate is Simple's figure.
+  const Platform two(topology::read_layout(layout, 2), calibration::default_cost_model());
+  CollectiveOptions ll = force;
+  ll.protocol = Protocol::LL;
+  for (const Transfer& t :
+       plan_collective(two, CollectiveOp::AllReduce, two.topology().gpus(), Bytes{s}, ll).transfers)
+    EXPECT_EQ(t.rate_cap.value, 0.0);
+}
+
 TEST(RingAcrossServers, EveryStepPaysNcclsNetOverheadFrom218) {
   // tuning.cc getNetOverhead (2.18.1 on): a ring step inside a server costs at least 1 us (Intel hosts) or
   // 2 us (AMD), x3 for Simple, once the ring spans servers. 2 HGX H100 (Xeon), 16 ranks, LL forced on the
