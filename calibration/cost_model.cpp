@@ -65,11 +65,13 @@ constexpr ArchRatesKey kArchFactors[] = {
 struct NodeTableKey {
   const char* key;
   std::array<std::array<double, 3>, 4> CostModel::*field;
+  bool zero_is_none = false;  // 0 means "the algorithm has no figure there" (NVLS_TREE on one node)
 };
 constexpr NodeTableKey kNodeTables[] = {
     {"nccl_ll_max_bw_gbs", &CostModel::nccl_ll_max_bw_gbs},
     {"nccl_tree_channel_bw_gbs", &CostModel::nccl_tree_channel_bw_gbs},
     {"nccl_tree_ll128_channel_bw_gbs", &CostModel::nccl_tree_ll128_channel_bw_gbs},
+    {"nccl_nvls_tree_channel_bw_gbs", &CostModel::nccl_nvls_tree_channel_bw_gbs, true},
 };
 /// Factors that are overrides: 0 (the default) means "not set", and to_json leaves them out.
 bool is_override(const char* key) {
@@ -293,11 +295,20 @@ void set_nccl_defaults(CostModel& m) {
   m.nccl_tree_ll128_step_latency_net = microseconds(8.5);
   // tuning.cc perChMaxTreeBws and perChMaxTreeLL128Bws, GB/s per tree channel, rows Volta / Ampere /
   // Hopper / Blackwell, columns 1 / 2 / more nodes (v2.29.2's ncclTunerConstantsDefaults; the first three
-  // rows as at v2.23.4): caps on the tree's Simple and LL128 bus bandwidth in NCCL's choice.
+  // rows as at v2.23.4): caps on the tree's Simple and LL128 bus bandwidth in NCCL's choice. The Simple
+  // figure is also a tree channel's block rate in the simulation: 8 channels of it give the busbw that
+  // 8-NIC B200 clusters measure on 1 / 2 / 4+ servers (551, 335-339, 191-196 GB/s; together-nccl-tests).
   m.nccl_tree_channel_bw_gbs = {
       {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
   m.nccl_tree_ll128_channel_bw_gbs = {
       {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
+  // tuning.cc perChMaxNVLSTreeBws (from v2.28.3; v2.29.2's row for Blackwell: 43.8 for 4+ nodes, 43.1 at
+  // v2.28.3), GB/s per channel of the NVLS graph (one head per GPU), rows Volta / Ampere / Hopper /
+  // Blackwell, columns 1 / 2 / more nodes: NCCL_TOPO's bound on NVLS_TREE's bus bandwidth, and in the
+  // simulation its block rate: 8 heads of 57.7 GB/s give the 462-467 GB/s busbw 2 x 8 H100 measure
+  // (Nebius, NCCL 2.23.4), 8 of 43.8 the 361 of 4 x 8 B200 (together-nccl-tests, flapping-airplanes).
+  m.nccl_nvls_tree_channel_bw_gbs = {
+      {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.8}}};
   // tuning.cc llMaxBws (nccl.md §d.5), GB/s, rows Volta/Ampere/Hopper/Blackwell, columns 1 / 2 / more
   // nodes: the LL protocol's bandwidth cap.
   m.nccl_ll_max_bw_gbs = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
@@ -421,7 +432,8 @@ std::array<double, 4> read_per_arch(ObjectReader& r, const char* key, std::array
 }
 
 std::array<std::array<double, 3>, 4> read_node_table(ObjectReader& r, const char* key,
-                                                     std::array<std::array<double, 3>, 4> value) {
+                                                     std::array<std::array<double, 3>, 4> value,
+                                                     bool zero_is_none) {
   const nlohmann::json* a = r.optional_array(key);
   if (!a) return value;
   if (a->size() != 4) r.fail(key, "expected 4 rows (Volta, Ampere, Hopper, Blackwell) of 3 rates in GB/s");
@@ -430,8 +442,10 @@ std::array<std::array<double, 3>, 4> read_node_table(ObjectReader& r, const char
     if (!row.is_array() || row.size() != 3)
       r.fail(key, "row " + std::to_string(i) + ": expected 3 rates (1, 2, more nodes)");
     for (std::size_t j = 0; j < 3; ++j) {
-      if (!row[j].is_number() || !(row[j].get<double>() > 0))
-        r.fail(key, "row " + std::to_string(i) + ": expected positive rates in GB/s");
+      if (!row[j].is_number() || !(row[j].get<double>() > 0 || (zero_is_none && row[j].get<double>() == 0)))
+        r.fail(key, "row " + std::to_string(i) +
+                        (zero_is_none ? ": expected rates in GB/s, positive or 0 (none)"
+                                      : ": expected positive rates in GB/s"));
       value[i][j] = row[j].get<double>();
     }
   }
@@ -515,7 +529,7 @@ CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::
   for (const auto& a : kArchFactors) base.*a.field = read_per_arch(r, a.key, base.*a.field, true);
   for (const auto& g : kGenFactors) base.*g.field = read_gen_factors(r, g.key, base.*g.field);
   for (const auto& z : kSizes) base.*z.field = read_size(r, z.key, base.*z.field);
-  for (const auto& t : kNodeTables) base.*t.field = read_node_table(r, t.key, base.*t.field);
+  for (const auto& t : kNodeTables) base.*t.field = read_node_table(r, t.key, base.*t.field, t.zero_is_none);
   const auto source = r.optional_string("source");
   r.finish();
   base.source = source ? *source + " (" + file + ")" : file;

@@ -95,6 +95,7 @@ struct CostModel {
   std::array<double, 4> nccl_ll128_channel_bw_gbs{};          // perChMaxRingLL128Bws: LL128 cap per channel
   std::array<std::array<double, 3>, 4> nccl_tree_channel_bw_gbs{};        // perChMaxTreeBws (Simple)
   std::array<std::array<double, 3>, 4> nccl_tree_ll128_channel_bw_gbs{};  // perChMaxTreeLL128Bws
+  std::array<std::array<double, 3>, 4> nccl_nvls_tree_channel_bw_gbs{};   // perChMaxNVLSTreeBws (2.28 on)
   /// NVLS (NVLink SHARP: the NVSwitch reduces and multicasts): NCCL's nvlsEfficiency per architecture
   /// (0 = no NVLS) and the NVLS latency term (hwLat[NVLINK][NVLS][Simple]; its base latency is 0).
   std::array<double, 4> nccl_nvls_efficiency{};

@@ -87,6 +87,16 @@ Seconds nvls_tree_latency(const calibration::CostModel& cost, std::size_t server
           2 * std::floor(std::log2(static_cast<double>(servers))) * cost.nccl_step_latency_net.value};
 }
 
+/// One NVLS_TREE channel's rate, bytes/s of bus bandwidth: NCCL's perChMaxNVLSTreeBws for the GPUs'
+/// generation and 2 / more servers (tuning.cc from 2.28.3), 0 where it gives none.
+double nvls_tree_channel_rate(const topology::Topology& topo, const calibration::CostModel& cost,
+                              const std::vector<DeviceId>& ranks, std::size_t servers) {
+  return cost.nccl_nvls_tree_channel_bw_gbs[arch_row(topo, ranks)][servers <= 1   ? 0
+                                                                   : servers == 2 ? 1
+                                                                                  : 2] *
+         1e9;
+}
+
 /// NCCL's NVLS channels (src/transport/nvls.cc): 16 (NVLS_NCHANNELS); from 2.25.1 Blackwell runs 32,
 /// and from 2.27.3 24 within one NVLink domain (NVLS_NCHANNELS_SM100_NVL), 32 across servers.
 int nvls_default_channels(int sm, int nccl_version, bool multi_node) {
@@ -224,7 +234,9 @@ bool nvls_tree_supported(const topology::Topology& topo, const calibration::Cost
 /// each at bw = min(bwIntra, bwInter) — bwInter halved beyond 2 servers, where a tree's inner server
 /// sends to two children — times 5/6; latency NVLS's 25 us inside the server plus
 /// 2 log2(servers) x the network's Simple step (14 us). On the simulated rates: bwIntra the NVLS head
-/// speed of the GPU's NVLink bandwidth (nvls_head_speed), bwInter the head's NIC route.
+/// speed of the GPU's NVLink bandwidth (nvls_head_speed), bwInter the head's NIC route. (2.28.3 reworked
+/// this estimate, with perChMaxNVLSTreeBws among its bounds; the simulation holds the heads to that figure
+/// in every release, plan_nvls_tree.)
 double nvls_tree_time(const topology::Topology& topo, const calibration::CostModel& cost,
                       ConnectionCache& cache, const CollectivePlan& p) {
   const auto servers = ranks_by_node(topo, p.ranks);
@@ -274,6 +286,15 @@ void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel
           p.connections.emplace_back(cache.get(servers[k][h], servers[(k + 1) % servers.size()][h]));
       add_transfer(p.transfers, c, shard, p.latency, {}, "all_reduce nvls tree (network)");
     }
+  }
+  // Each head's channel moves at most NCCL's perChMaxNVLSTreeBws of bus bandwidth, its measured figure
+  // per generation and server count: the operation takes at least S 2(N-1)/N / (heads x that), N the
+  // ranks (bus bandwidth as nccl-tests counts it). Every flow is held to its bytes over that time.
+  const double rate = nvls_tree_channel_rate(topo, cost, p.ranks, servers.size());
+  if (rate > 0) {
+    const double ranks = static_cast<double>(p.ranks.size());
+    const double floor = p.size.value * 2 * (ranks - 1) / ranks / (static_cast<double>(per) * rate);
+    for (Transfer& t : p.transfers) t.rate_cap = {t.bytes.value / floor};
   }
 }
 

@@ -275,9 +275,14 @@ TEST(NvlsTree, TwoServersClosedForm) {
   // drain 2 loops of 16 channels x 8 heads x 128 KiB, carried by every flow.
   const double fill = 2 * 16 * n * 131072;
   EXPECT_DOUBLE_EQ(plan.nvls.fill.value, fill);
-  const double expected = lat + std::max((s + fill) * (n + 1) / n / (eff * r.nvlink), (s + fill) / n / r.nic);
-  expect_closed_form("lat + max((S + 2 loop)(n+1)/n / (eff B_nvlink), (S + 2 loop)/n / B_nic)", expected,
-                     seconds_of(p, plan), "s");
+  // Each of the n heads' channels moves at most perChMaxNVLSTreeBws (Hopper, 2 servers: 57.7 GB/s) of
+  // bus bandwidth: 2(N-1)/N S / (n x 57.7 GB/s), N = 16 ranks, binds here over the routes.
+  const double heads = n * p.cost_model().nccl_nvls_tree_channel_bw_gbs[2][1] * 1e9;
+  const double expected = lat + std::max({(s + fill) * (n + 1) / n / (eff * r.nvlink), (s + fill) / n / r.nic,
+                                          s * 2 * 15 / 16 / heads});
+  expect_closed_form(
+      "lat + max((S + 2 loop)(n+1)/n / (eff B_nvlink), (S + 2 loop)/n / B_nic, 2(N-1)/N S / (n perCh))",
+      expected, seconds_of(p, plan), "s");
   // Above the ring on the same cluster, which carries 2(N-1)/N S over the NICs.
   CollectiveOptions ring;
   ring.algorithm = Algorithm::Ring;
@@ -301,10 +306,13 @@ TEST(NvlsTree, BeyondTwoServersEachNicCarriesTwiceTheShard) {
   // On 4 servers NVLS_TREE's chunk is at most 64 KiB (NCCL_NVLSTREE_MAX_CHUNKSIZE's default, 2.19 on).
   const double fill = 2 * 16 * n * 65536;
   EXPECT_DOUBLE_EQ(plan.nvls.fill.value, fill);
-  const double expected =
-      lat + std::max((s + fill) * (n + 1) / n / (eff * r.nvlink), 2 * (s + fill) / n / r.nic);
-  expect_closed_form("lat + max((S + 2 loop)(n+1)/n / (eff B_nvlink), 2(S + 2 loop)/n / B_nic)", expected,
-                     seconds_of(p, plan), "s");
+  // Beyond 2 servers the heads' channel figure is perChMaxNVLSTreeBws' last column (Hopper: 45.5 GB/s).
+  const double heads = n * p.cost_model().nccl_nvls_tree_channel_bw_gbs[2][2] * 1e9;
+  const double expected = lat + std::max({(s + fill) * (n + 1) / n / (eff * r.nvlink),
+                                          2 * (s + fill) / n / r.nic, s * 2 * 31 / 32 / heads});
+  expect_closed_form(
+      "lat + max((S + 2 loop)(n+1)/n / (eff B_nvlink), 2(S + 2 loop)/n / B_nic, 2(N-1)/N S / (n perCh))",
+      expected, seconds_of(p, plan), "s");
 }
 
 TEST(ClusterTree, EveryRingsNicCarriesItsPairOfTrees) {

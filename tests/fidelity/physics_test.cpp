@@ -211,13 +211,17 @@ TEST(FidelityKeys, WrittenProfileReadsBackAndBadValuesAreNamed) {
   EXPECT_DOUBLE_EQ(back.qpi_efficiency, m.qpi_efficiency);
   const CostModel set = apply_overrides(m, nlohmann::json::parse(R"({"staging_chunk": "2MiB"})"), "p.json");
   EXPECT_DOUBLE_EQ(set.staging_chunk.value, 2.0 * 1024 * 1024);
+  // NVLS_TREE has no figure on one server (perChMaxNVLSTreeBws' 0.0): 0 reads back as "none".
+  EXPECT_EQ(back.nccl_nvls_tree_channel_bw_gbs, m.nccl_nvls_tree_channel_bw_gbs);
+  EXPECT_EQ(m.nccl_nvls_tree_channel_bw_gbs[2][0], 0.0);
   // "0B" is the store-and-forward path (no pipelining), accepted.
   EXPECT_DOUBLE_EQ(apply_overrides(m, nlohmann::json::parse(R"({"staging_chunk": "0B"})"), "p.json").staging_chunk.value,
                    0.0);
   for (const char* bad :
-       {R"({"staging_chunk": "lots"})",
-        R"({"nvlink_sxm_efficiency": [0.8, 0.8]})", R"({"nvlink_bridge_efficiency": [1, 1, 1.2, 1, 1]})",
-        R"({"xgmi_efficiency": 1.5})"}) {
+       {R"({"staging_chunk": "lots"})", R"({"nvlink_sxm_efficiency": [0.8, 0.8]})",
+        R"({"nvlink_bridge_efficiency": [1, 1, 1.2, 1, 1]})", R"({"xgmi_efficiency": 1.5})",
+        R"({"nccl_tree_channel_bw_gbs": [[1, 1, 1], [1, 1, 1], [1, 1, 1], [0, 1, 1]]})",
+        R"({"nccl_nvls_tree_channel_bw_gbs": [[1, 1, 1], [1, 1, 1], [0, 57.7, -1], [0, 96, 43.8]]})"}) {
     try {
       apply_overrides(m, nlohmann::json::parse(bad), "p.json");
       ADD_FAILURE() << "accepted " << bad;
