@@ -220,7 +220,8 @@ ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::Co
     c.latency[i] = e.latency[i];
     c.bus_bw[i] = {e.bus_bw[i]};
     c.time[i] = e.time[i];
-    c.wire_factor[i] = proto == Protocol::Simple ? 1.0 : std::max(floor[i], e.bus_bw[2] / e.bus_bw[i]);
+    // LL128's block moves at its own per-channel figure (plan_tree): its wire carries only the flag line.
+    c.wire_factor[i] = proto == Protocol::LL ? std::max(floor[i], e.bus_bw[2] / e.bus_bw[i]) : floor[i];
     if (c.enabled[i] && c.time[i].value < best) {
       best = c.time[i].value;
       c.chosen = proto;
@@ -299,17 +300,21 @@ void plan_tree(const Platform& platform, ConnectionCache& cache, const Collectiv
   const std::size_t transfers = trees * chunks * 2 * (p.ranks.size() - 1);
   p.model = simple ? resolve_model(o, p.ranks.size(), transfers) : PlanModel::Steady;
   build_tree_transfers(cost, cache, p, nvl, share, chunks, transfers);
-  if (!simple) return;
+  if (p.protocol == Protocol::LL) return;
   // A tree channel is one thread block whose warps split between the reduce up and the broadcast down
   // (all_reduce.h runTreeSplit), and it moves data at a rate of its own: NCCL's perChMaxTreeBws, its
   // measured tree bandwidth per channel by GPU generation and by one / two / four or more servers
   // (tuning.cc), times its graph's channel count is the tree's bus bandwidth, and half of that its
   // algorithm bandwidth (S up and S down). Every flow of the tree's 2r trees is held to its share of
-  // that. Only the channel figure: NCCL's 0.92 x ring bandwidth is a decision on its graph's rates.
+  // that. Only the channel figure: NCCL's 0.92 x ring bandwidth is a decision on its graph's rates. LL128
+  // the same with its own figure (perChMaxTreeLL128Bws); LL has none (its bound is llMaxBws, not per block).
   const std::size_t col = servers <= 1 ? 0 : servers == 2 ? 1 : 2;
-  const double bus = p.nccl.graph * cost.nccl_tree_channel_bw_gbs[arch_row(topo, p.ranks)][col] * 1e9;
+  const auto& figure = simple ? cost.nccl_tree_channel_bw_gbs : cost.nccl_tree_ll128_channel_bw_gbs;
+  const double bus = p.nccl.graph * figure[arch_row(topo, p.ranks)][col] * 1e9;
+  // The flows carry the protocol's wire bytes (LL128: 128/120 per data byte), the figure counts data.
+  const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[proto_index(p.protocol)];
   if (bus > 0)
-    for (Transfer& t : p.transfers) t.rate_cap = {0.5 * bus / static_cast<double>(trees)};
+    for (Transfer& t : p.transfers) t.rate_cap = {wire * 0.5 * bus / static_cast<double>(trees)};
 }
 
 }  // namespace rigsim::model::detail

@@ -151,8 +151,20 @@ TEST(TreeChannels, ATreeMovesAtNcclsPerChannelRate) {
     EXPECT_GT(t, last) << "more servers (" << servers << ") never give a tree channel more";
     last = t;
   }
-  // LL's tree keeps the wire-bytes rule (prims_ll.h): the block rate is Simple's figure.
+  // LL128's block has its own figure (perChMaxTreeLL128Bws, Blackwell on 2 servers: 31.67 GB/s) and
+  // its wire carries only the flag line (128/120).
   const Platform two(topology::read_layout(layout, 2), calibration::default_cost_model());
+  CollectiveOptions ll128 = force;
+  ll128.protocol = Protocol::LL128;
+  const CollectivePlan p128 =
+      plan_collective(two, CollectiveOp::AllReduce, two.topology().gpus(), Bytes{s}, ll128);
+  EXPECT_DOUBLE_EQ(p128.protocol_choice.wire_factor[1], 128.0 / 120.0);
+  const double ll128_expected =
+      p128.latency.value +
+      s / (0.5 * p128.nccl.graph * two.cost_model().nccl_tree_ll128_channel_bw_gbs[3][1] * 1e9);
+  expect_closed_form("lat + S / (0.5 x graph channels x perChMaxTreeLL128Bw)", ll128_expected,
+                     seconds_of(two, p128), "s");
+  // LL's tree keeps the wire-bytes rule (prims_ll.h) and has no per-block figure.
   CollectiveOptions ll = force;
   ll.protocol = Protocol::LL;
   for (const Transfer& t :
