@@ -122,7 +122,7 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   }
   const double rate = detail::slowest_rate(p.connections);
   const double bus = p.channels * (std::isfinite(rate) && rate > 0 ? rate : 1e9);
-  const std::size_t row = detail::arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+  const std::size_t row = detail::arch_row(topo, p.ranks), col = detail::node_column(nodes);
   // NCCL caps LL128 at its ring graph's channels x perChMaxRingLL128Bw (tuning.cc): the graph's count
   // from its search and ncclTopoDupChannels (nccl_channels.hpp), not the distinct rings rigsim runs.
   const double channels = p.nccl.graph;

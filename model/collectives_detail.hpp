@@ -130,6 +130,10 @@ int min_sm(const topology::Topology& topo, const std::vector<topology::DeviceId>
 /// The row of NCCL's per-architecture tables (CostModel::nccl_ll_max_bw_gbs …): Volta and older,
 /// Ampere, Hopper, Blackwell.
 std::size_t arch_row(const topology::Topology& topo, const std::vector<topology::DeviceId>& ranks);
+/// The column of NCCL's per-node-count tables (llMaxBws, perChMax*Bws): 1, 2, or more servers.
+inline std::size_t node_column(std::size_t servers) {
+  return servers <= 1 ? 0 : servers == 2 ? 1 : 2;
+}
 
 // ---- collectives_nvls.cpp: NVLink SHARP all_reduce ---------------------------------------------
 

@@ -91,10 +91,7 @@ Seconds nvls_tree_latency(const calibration::CostModel& cost, std::size_t server
 /// generation and 2 / more servers (tuning.cc from 2.28.3), 0 where it gives none.
 double nvls_tree_channel_rate(const topology::Topology& topo, const calibration::CostModel& cost,
                               const std::vector<DeviceId>& ranks, std::size_t servers) {
-  return cost.nccl_nvls_tree_channel_bw_gbs[arch_row(topo, ranks)][servers <= 1   ? 0
-                                                                   : servers == 2 ? 1
-                                                                                  : 2] *
-         1e9;
+  return cost.nccl_nvls_tree_channel_bw_gbs[arch_row(topo, ranks)][node_column(servers)] * 1e9;
 }
 
 /// NCCL's NVLS channels (src/transport/nvls.cc): 16 (NVLS_NCHANNELS); from 2.25.1 Blackwell runs 32,

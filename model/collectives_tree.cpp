@@ -185,7 +185,7 @@ TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::Co
       {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
       {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
       {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
-  const std::size_t row = arch_row(topo, p.ranks), col = nodes <= 1 ? 0 : nodes == 2 ? 1 : 2;
+  const std::size_t row = arch_row(topo, p.ranks), col = node_column(nodes);
   const double units = std::floor(p.size.value / 64);
   const int log_size = units >= 1 ? static_cast<int>(std::floor(std::log2(units))) : -1;
   TreeEstimate e;
@@ -308,9 +308,8 @@ void plan_tree(const Platform& platform, ConnectionCache& cache, const Collectiv
   // algorithm bandwidth (S up and S down). Every flow of the tree's 2r trees is held to its share of
   // that. Only the channel figure: NCCL's 0.92 x ring bandwidth is a decision on its graph's rates. LL128
   // the same with its own figure (perChMaxTreeLL128Bws); LL has none (its bound is llMaxBws, not per block).
-  const std::size_t col = servers <= 1 ? 0 : servers == 2 ? 1 : 2;
   const auto& figure = simple ? cost.nccl_tree_channel_bw_gbs : cost.nccl_tree_ll128_channel_bw_gbs;
-  const double bus = p.nccl.graph * figure[arch_row(topo, p.ranks)][col] * 1e9;
+  const double bus = p.nccl.graph * figure[arch_row(topo, p.ranks)][node_column(servers)] * 1e9;
   // The flows carry the protocol's wire bytes (LL128: 128/120 per data byte), the figure counts data.
   const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[proto_index(p.protocol)];
   if (bus > 0)
