@@ -155,6 +155,11 @@ struct CollectivePlan {
   int p2p_op_channels = 0;
   double p2p_cta_gbs = 0;
   NvlsPipeline nvls;  // NVLS and NVLS_TREE all_reduce only
+  /// Tree (Simple, LL128) and NVLS_TREE: the kernel's blocks (NCCL's graph channels, NVLS heads) and the
+  /// NCCL per-channel figure each moves at most (GB/s of bus bandwidth; 0: no such bound), by name.
+  int block_channels = 0;
+  double block_channel_gbs = 0;
+  std::string block_figure;
   std::vector<Transfer> transfers;
 };
 

@@ -289,6 +289,9 @@ void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel
   // ranks (bus bandwidth as nccl-tests counts it). Every flow is held to its bytes over that time.
   const double rate = nvls_tree_channel_rate(topo, cost, p.ranks, servers.size());
   if (rate > 0) {
+    p.block_channels = static_cast<int>(per);
+    p.block_channel_gbs = rate / 1e9;
+    p.block_figure = "perChMaxNVLSTreeBw";
     const double ranks = static_cast<double>(p.ranks.size());
     const double floor = p.size.value * 2 * (ranks - 1) / ranks / (static_cast<double>(per) * rate);
     for (Transfer& t : p.transfers) t.rate_cap = {t.bytes.value / floor};

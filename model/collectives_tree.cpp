@@ -309,7 +309,11 @@ void plan_tree(const Platform& platform, ConnectionCache& cache, const Collectiv
   // that. Only the channel figure: NCCL's 0.92 x ring bandwidth is a decision on its graph's rates. LL128
   // the same with its own figure (perChMaxTreeLL128Bws); LL has none (its bound is llMaxBws, not per block).
   const auto& figure = simple ? cost.nccl_tree_channel_bw_gbs : cost.nccl_tree_ll128_channel_bw_gbs;
-  const double bus = p.nccl.graph * figure[arch_row(topo, p.ranks)][node_column(servers)] * 1e9;
+  const double per_channel = figure[arch_row(topo, p.ranks)][node_column(servers)];
+  const double bus = p.nccl.graph * per_channel * 1e9;
+  p.block_channels = p.nccl.graph;
+  p.block_channel_gbs = per_channel;
+  p.block_figure = simple ? "perChMaxTreeBw" : "perChMaxTreeLL128Bw";
   // The flows carry the protocol's wire bytes (LL128: 128/120 per data byte), the figure counts data.
   const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[proto_index(p.protocol)];
   if (bus > 0)

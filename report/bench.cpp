@@ -148,6 +148,13 @@ std::string why(const Platform& platform, const BenchResult& res) {
     out += p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "# Chains:\n" : "# Rings:\n";
     for (const Ring& r : p.rings) out += ring_line(topo, r);
   }
+  if (p.block_channel_gbs > 0)
+    out +=
+        "# Blocks: " + std::to_string(p.block_channels) + " x " + fixed(p.block_channel_gbs, 2) +
+        " GB/s (NCCL's " + p.block_figure +
+        " for this GPU generation and server count) = " + fixed(p.block_channels * p.block_channel_gbs, 1) +
+        " GB/s\n#   of bus bandwidth at most, as NCCL counts it" +
+        (p.algorithm == Algorithm::Tree ? " (S up and S down: half of it is algorithm bandwidth)\n" : "\n");
   out +=
       "# Connections (transport, path class, slowest wire rate):\n" + connection_lines(topo, p.connections);
   out += "# Busiest links (utilisation while the largest size ran):\n";

@@ -278,6 +278,9 @@ TEST(NvlsTree, TwoServersClosedForm) {
   // Each of the n heads' channels moves at most perChMaxNVLSTreeBws (Hopper, 2 servers: 57.7 GB/s) of
   // bus bandwidth: 2(N-1)/N S / (n x 57.7 GB/s), N = 16 ranks, binds here over the routes.
   const double heads = n * p.cost_model().nccl_nvls_tree_channel_bw_gbs[2][1] * 1e9;
+  EXPECT_EQ(plan.block_channels, 8);
+  EXPECT_DOUBLE_EQ(plan.block_channel_gbs, 57.7);
+  EXPECT_EQ(plan.block_figure, "perChMaxNVLSTreeBw");
   const double expected = lat + std::max({(s + fill) * (n + 1) / n / (eff * r.nvlink), (s + fill) / n / r.nic,
                                           s * 2 * 15 / 16 / heads});
   expect_closed_form(

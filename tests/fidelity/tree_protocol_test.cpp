@@ -10,6 +10,7 @@
 #include "engine/executor.hpp"
 #include "model/bench.hpp"
 #include "model/collectives.hpp"
+#include "report/bench.hpp"
 #include "tests/model/sim_fixture.hpp"
 #include "topology/p2p.hpp"
 #include "topology/read_layout.hpp"
@@ -151,6 +152,16 @@ TEST(TreeChannels, ATreeMovesAtNcclsPerChannelRate) {
     EXPECT_GT(t, last) << "more servers (" << servers << ") never give a tree channel more";
     last = t;
   }
+  // bench says why: the blocks, their figure and the bound.
+  const Platform two_b200(topology::read_layout(layout, 2), calibration::default_cost_model());
+  BenchOptions bo;
+  bo.sweep = {1ull << 34, 1ull << 34, 2, 0};
+  bo.collective = force;
+  const BenchResult br = run_bench(two_b200, engine::run, bo);
+  EXPECT_EQ(br.largest.block_channels, br.largest.nccl.graph);
+  EXPECT_DOUBLE_EQ(br.largest.block_channel_gbs, 42.8);
+  EXPECT_NE(report::bench_text(two_b200, bo, br).find("x 42.80 GB/s (NCCL's perChMaxTreeBw"),
+            std::string::npos);
   // LL128's block has its own figure (perChMaxTreeLL128Bws, Blackwell on 2 servers: 31.67 GB/s) and
   // its wire carries only the flag line (128/120).
   const Platform two(topology::read_layout(layout, 2), calibration::default_cost_model());
