@@ -225,6 +225,10 @@ nlohmann::json bench_json(const Platform& platform, const BenchOptions& o, const
                      {"p2p_per_peer", res.largest.nccl.p2p_per_peer},
                      {"send_channels", res.largest.p2p_op_channels},
                      {"channel_gbs_nvlink", res.largest.p2p_cta_gbs}};
+  if (res.largest.block_channel_gbs > 0)
+    j["blocks"] = {{"channels", res.largest.block_channels},
+                   {"channel_gbs", res.largest.block_channel_gbs},
+                   {"figure", res.largest.block_figure}};
   j["connections"] = nlohmann::json::array();
   for (const auto& c : res.largest.connections)
     j["connections"].push_back({{"src", topo.device(c.src).name},

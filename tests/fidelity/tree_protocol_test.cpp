@@ -162,6 +162,9 @@ TEST(TreeChannels, ATreeMovesAtNcclsPerChannelRate) {
   EXPECT_DOUBLE_EQ(br.largest.block_channel_gbs, 42.8);
   EXPECT_NE(report::bench_text(two_b200, bo, br).find("x 42.80 GB/s (NCCL's perChMaxTreeBw"),
             std::string::npos);
+  const auto j = report::bench_json(two_b200, bo, br);
+  EXPECT_EQ(j["blocks"]["figure"], "perChMaxTreeBw");
+  EXPECT_DOUBLE_EQ(j["blocks"]["channel_gbs"].get<double>(), 42.8);
   // LL128's block has its own figure (perChMaxTreeLL128Bws, Blackwell on 2 servers: 31.67 GB/s) and
   // its wire carries only the flag line (128/120).
   const Platform two(topology::read_layout(layout, 2), calibration::default_cost_model());
