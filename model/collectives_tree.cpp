@@ -234,12 +234,10 @@ namespace {
 
 /// The tree's flows: every edge's up and down at once (steady) or Simple's chunk pipeline (step).
 void build_tree_transfers(const calibration::CostModel& cost, ConnectionCache& cache, CollectivePlan& p,
-                          bool nvl, double share, std::size_t chunks, std::size_t transfers) {
-  const bool simple = p.protocol == Protocol::Simple;
+                          bool nvl, double share, double wire, std::size_t chunks, std::size_t transfers) {
   const std::size_t trees = p.tree_parents.size();
   if (p.model == PlanModel::Steady) {
     p.chunk = {share};
-    const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[proto_index(p.protocol)];
     for (std::size_t t = 0; t < trees; ++t)
       for (std::size_t i = 0; i < p.ranks.size(); ++i) {
         const long up = p.tree_parents[t][i];
@@ -299,7 +297,9 @@ void plan_tree(const Platform& platform, ConnectionCache& cache, const Collectiv
   const std::size_t chunks = simple ? pieces(share, o.chain_chunk, o.max_tree_chunks) : 1;
   const std::size_t transfers = trees * chunks * 2 * (p.ranks.size() - 1);
   p.model = simple ? resolve_model(o, p.ranks.size(), transfers) : PlanModel::Steady;
-  build_tree_transfers(cost, cache, p, nvl, share, chunks, transfers);
+  // The flows carry the protocol's wire bytes (LL: at least 2, LL128: 128/120 per data byte).
+  const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[proto_index(p.protocol)];
+  build_tree_transfers(cost, cache, p, nvl, share, wire, chunks, transfers);
   if (p.protocol == Protocol::LL) return;
   // A tree channel is one thread block whose warps split between the reduce up and the broadcast down
   // (all_reduce.h runTreeSplit), and it moves data at a rate of its own: NCCL's perChMaxTreeBws, its
@@ -314,8 +314,7 @@ void plan_tree(const Platform& platform, ConnectionCache& cache, const Collectiv
   p.block_channels = p.nccl.graph;
   p.block_channel_gbs = per_channel;
   p.block_figure = simple ? "perChMaxTreeBw" : "perChMaxTreeLL128Bw";
-  // The flows carry the protocol's wire bytes (LL128: 128/120 per data byte), the figure counts data.
-  const double wire = simple ? 1.0 : p.protocol_choice.wire_factor[proto_index(p.protocol)];
+  // The figure counts data; the flows carry wire bytes.
   if (bus > 0)
     for (Transfer& t : p.transfers) t.rate_cap = {wire * 0.5 * bus / static_cast<double>(trees)};
 }
