@@ -78,7 +78,7 @@ struct Staging {
   Seconds overhead;
 };
 
-Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, Bytes bytes) {
+Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId near, Bytes bytes) {
   const auto& c = p.cost_model();
   const auto& topo = p.topology();
   const topology::GpuSpec& a = *topo.device(src).gpu;
@@ -86,8 +86,9 @@ Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, By
   Staging st;
   const double set = calibration::staging_chunk_of(c, a, b).value;
   st.chunk = set > 0 ? set : std::max(bytes.value, 1.0);  // 0: the whole copy is one chunk
-  st.d2h = p.route(src, host, Transport::HostCopy);
-  st.h2d = p.route(host, dst, Transport::HostCopy, src);
+  const DeviceId host = topo.socket_of(near);
+  st.d2h = p.route(src, host, Transport::HostCopy, near);
+  st.h2d = p.route(host, dst, Transport::HostCopy, near);
   const double leg = std::min(st.d2h.bottleneck.value, st.h2d.bottleneck.value);
   // A hand-off crosses the two legs' links once (their route latency without the copies' launch): the
   // D2H's completion travels to the host, the H2D's first reads to the GPU (and, taking turns, the
@@ -106,26 +107,29 @@ Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId host, By
 
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
 /// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
-/// pinned host buffers of the sender's NUMA node in chunks (Staging): after a wait for the staging's
+/// pinned host buffers in the NUMA node of `near` (the process's node, see Planner::pairs) in chunks
+/// (Staging): after a wait for the staging's
 /// serial part and hand-offs (Staging::overhead), the legs run as two host copies of all the bytes, at
 /// once where the driver overlaps them, else one after the other (the H2D queued behind the D2H, its
 /// launch among the hand-offs). They share every link and the socket's memory with whatever else runs,
 /// e.g. the other direction of a bidirectional test.
-void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst, DeviceId host,
+void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst, DeviceId near,
                  Bytes bytes, bool peer, const std::string& tag) {
   if (peer) {
     phase.push_back(copy(src, dst, Bytes{bytes.value * p.copy_engine_share(src, dst)}, Transport::P2p, tag));
     return;
   }
-  const Staging st = staging(p, src, dst, host, bytes);
+  const Staging st = staging(p, src, dst, near, bytes);
+  const DeviceId host = p.topology().socket_of(near);
   const std::size_t wait = phase.size();
   phase.push_back(compute_task(src, st.overhead, -1, {}, tag + " staging"));
   const std::size_t d2h_at = phase.size();
   Transfer d2h = copy(src, host, bytes, Transport::HostCopy, tag + " d2h");
+  d2h.host_memory_near = near;  // the driver's pinned buffer
   d2h.after = {wait};
   phase.push_back(std::move(d2h));
   Transfer h2d = copy(host, dst, bytes, Transport::HostCopy, tag + " h2d");
-  h2d.host_memory_near = src;  // it reads the buffer the D2H leg wrote, in the sender's NUMA node
+  h2d.host_memory_near = near;  // it reads the buffer the D2H leg wrote
   h2d.after = {st.overlapped ? wait : d2h_at};
   h2d.connected = !st.overlapped;
   phase.push_back(std::move(h2d));
@@ -179,7 +183,7 @@ void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
   const double s = size_.value;
   auto one = [&](std::size_t i, std::size_t j, Bytes bytes, const std::string& tag) {
     std::vector<Transfer> phase;
-    append_copy(phase, p_, gpu(i), gpu(j), socket(i), bytes, peer(i, j, p2p_on), tag);
+    append_copy(phase, p_, gpu(i), gpu(j), gpu(i), bytes, peer(i, j, p2p_on), tag);
     return phase;
   };
   for (std::size_t i = 0; i < n; ++i)
@@ -202,7 +206,8 @@ void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
       }
       if (j < i) continue;
       std::vector<Transfer> both = one(i, j, size_, "bi");
-      append_copy(both, p_, gpu(j), gpu(i), socket(j), size_, peer(j, i, p2p_on), "bi");
+      // One process, one node for all its pinned buffers: the other direction stages in GPU i's node too.
+      append_copy(both, p_, gpu(j), gpu(i), gpu(i), size_, peer(j, i, p2p_on), "bi");
       readings_.push_back({plan_.add(std::move(both)), [&bi, i, j, s](const RunResult& r, const auto& ids) {
                              bi[i][j] = bi[j][i] = gbps(2 * s, phase_seconds(r, ids));
                            }});
@@ -328,7 +333,7 @@ void explain(const Platform& p, P2pBenchResult& out) {
           if (const auto limit = p.route_limit(r)) w.limit = limit->name, w.capped = limit->capped;
           w.limit_gbps = r.bottleneck.value / p.copy_engine_share(gpus[i], gpus[j]) / 1e9;
         } else {
-          const Staging st = staging(p, gpus[i], gpus[j], topo.socket_of(gpus[i]), out.size);
+          const Staging st = staging(p, gpus[i], gpus[j], gpus[i], out.size);
           w.d2h_gbps = st.d2h.bottleneck.value / 1e9;
           w.h2d_gbps = st.h2d.bottleneck.value / 1e9;
           if (const auto limit = p.route_limit(st.d2h)) w.d2h_limit = limit->name;

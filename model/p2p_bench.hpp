@@ -5,7 +5,8 @@
 //   chunks c (CostModel::staging_chunk_of). The D2H of one chunk overlaps the H2D of the one before:
 //   a lone copy of S bytes takes about (n + 1) c / B + n t_sync with n = S / c. GeForce Turing and
 //   Ampere cards take turns through one buffer: 2 S / B + (2n - 1) t_sync. Both directions at once
-//   share the links' duplex budget and the sockets' memory.
+//   share the links' duplex budget and, since one process's pinned buffers all sit in one NUMA node
+//   (Linux's local allocation, set_mempolicy(2); rigsim: the pair's first GPU's), that node's memory.
 // - P2P=Enabled: what the driver would actually do: a direct copy (NVLink when present) when
 //   cudaDeviceCanAccessPeer would say yes (topology::hardware_p2p), else still staged.
 // - Unidirectional: one copy alone, bytes / time. Bidirectional: both directions at once, the sum.

@@ -191,6 +191,32 @@ TEST(StagedCopy, BothLegsUseTheSendersNumaNode) {
   EXPECT_GT(bench_of(platform_of(nps1), kS).uni_p2p_off[0][1], got * 1.1);
 }
 
+TEST(StagedCopy, BothDirectionsStageInTheProcesssOneNumaNode) {
+  // The same NPS4 pair copying both ways at once. The driver's pinned buffers are pages of the one
+  // process, placed by Linux's default policy on the node of the CPU that touches them (set_mempolicy(2)),
+  // so both directions stage through one node (rigsim: GPU0's, the pair's first): its memory carries
+  // four crossings per pair of bytes, each leg node / 4. (Before, each direction used its own sender's
+  // node, and the pair read twice the one-way figure.)
+  const std::string layout = R"({"name": "nps4", "driver": {"p2p_patched": true},
+    "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": 4}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 3},
+                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 2}],
+    "slots": [{"id": "s0", "parent": "rc0", "gen": 4, "width": 16}, {"id": "s1", "parent": "rc1", "gen": 4, "width": 16}],
+    "gpus": [{"id": "gpu0", "model": "rtx-4090", "slot": "s0"}, {"id": "gpu1", "model": "rtx-4090", "slot": "s1"}]})";
+  const Platform p = platform_of(layout);
+  const auto& c = p.cost_model();
+  const double b = pcie_x16_gbs(p, 4);
+  const double node = 204.8 / 4 * c.memory_efficiency;
+  const P2pBenchResult r = bench_of(p, kS);
+  // The reverse direction's legs run from GPU1 to GPU0's node and back: the same two root ports, the
+  // same hops.
+  const double expected = 2 * staged_gbs(kS, c.staging_chunk.value, c.staging_sync_latency.value, b, node / 4,
+                                         legs_latency(p), root_port_hops(p));
+  expect_closed_form("2S / (latency + c/B + n t_sync + (n-1) h + S/(node / 4))", expected, r.bi_p2p_off[0][1],
+                     "GB/s");
+  EXPECT_LT(r.bi_p2p_off[0][1], 1.2 * r.uni_p2p_off[0][1]);
+}
+
 TEST(StagedCopy, BiggerChunksOrCheaperHandOffsNeverSlowACopy) {
   const std::string layout = pair_layout("rtx-6000-ada", "epyc-9004", 4, 1);
   double last = 0;
