@@ -332,6 +332,7 @@ TEST(ProbeDiscover, CatalogKeysFromNames) {
       {"NVIDIA L40S", "l40s"},
       {"NVIDIA H100 80GB HBM3", "h100-sxm5"},  // HBM3 at 80 GB: only the SXM5 (the PCIe card is HBM2e)
       {"NVIDIA B200", "b200"},
+      {"NVIDIA B300 SXM6 AC", "b300"},
       {"NVIDIA GeForce RTX 5080", "rtx-5080"},
       {"NVIDIA GeForce RTX 4080 SUPER", "rtx-4080-super"},
       {"NVIDIA GeForce RTX 4080", "rtx-4080"},
