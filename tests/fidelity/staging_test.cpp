@@ -43,6 +43,17 @@ double staged_gbs(double s, double chunk, double t_sync, double leg_gbs, double 
   return s / t / 1e9;
 }
 
+/// Two RTX 4090 with the P2P driver on one EPYC 7002 in NPS4: GPU0 on quadrant 3, GPU1 on quadrant 2, each
+/// node 2 of the 8 channels.
+std::string nps4_pair_layout() {
+  return R"({"name": "nps4", "driver": {"p2p_patched": true},
+    "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": 4}],
+    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 3},
+                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 2}],
+    "slots": [{"id": "s0", "parent": "rc0", "gen": 4, "width": 16}, {"id": "s1", "parent": "rc1", "gen": 4, "width": 16}],
+    "gpus": [{"id": "gpu0", "model": "rtx-4090", "slot": "s0"}, {"id": "gpu1", "model": "rtx-4090", "slot": "s1"}]})";
+}
+
 TEST(StagedCopy, ChunkedPipelineClosedFormAdaGen4) {
   const Platform p = platform_of(pair_layout("rtx-6000-ada", "epyc-9004", 4, 1));
   const auto& c = p.cost_model();
@@ -170,12 +181,7 @@ TEST(StagedCopy, BothLegsUseTheSendersNumaNode) {
   // (51.2 GB/s x memory_efficiency). The D2H leg writes the sender's node and the H2D leg reads the same
   // buffer, so that node's memory carries every byte twice: each leg gets node / 2 (21.5 GB/s), below the
   // Gen4 leg. (Before, the H2D leg read the receiver's node, and neither node limited the copy.)
-  const std::string layout = R"({"name": "nps4", "driver": {"p2p_patched": true},
-    "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": 4}],
-    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 3},
-                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 2}],
-    "slots": [{"id": "s0", "parent": "rc0", "gen": 4, "width": 16}, {"id": "s1", "parent": "rc1", "gen": 4, "width": 16}],
-    "gpus": [{"id": "gpu0", "model": "rtx-4090", "slot": "s0"}, {"id": "gpu1", "model": "rtx-4090", "slot": "s1"}]})";
+  const std::string layout = nps4_pair_layout();
   const Platform p = platform_of(layout);
   const auto& c = p.cost_model();
   const double b = pcie_x16_gbs(p, 4);
@@ -197,21 +203,14 @@ TEST(StagedCopy, BothDirectionsStageInTheProcesssOneNumaNode) {
   // so both directions stage through one node (rigsim: GPU0's, the pair's first): its memory carries
   // four crossings per pair of bytes, each leg node / 4. (Before, each direction used its own sender's
   // node, and the pair read twice the one-way figure.)
-  const std::string layout = R"({"name": "nps4", "driver": {"p2p_patched": true},
-    "cpus": [{"id": "cpu0", "model": "epyc-7002", "nps": 4}],
-    "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16, "quadrant": 3},
-                     {"id": "rc1", "cpu": "cpu0", "lanes": 16, "quadrant": 2}],
-    "slots": [{"id": "s0", "parent": "rc0", "gen": 4, "width": 16}, {"id": "s1", "parent": "rc1", "gen": 4, "width": 16}],
-    "gpus": [{"id": "gpu0", "model": "rtx-4090", "slot": "s0"}, {"id": "gpu1", "model": "rtx-4090", "slot": "s1"}]})";
-  const Platform p = platform_of(layout);
-  const auto& c = p.cost_model();
-  const double b = pcie_x16_gbs(p, 4);
-  const double node = 204.8 / 4 * c.memory_efficiency;
+  const Platform p = platform_of(nps4_pair_layout());
   const P2pBenchResult r = bench_of(p, kS);
+  const auto& c = p.cost_model();
+  const double node = 204.8 / 4 * c.memory_efficiency;  // 2 of the socket's 8 channels
   // The reverse direction's legs run from GPU1 to GPU0's node and back: the same two root ports, the
   // same hops.
-  const double expected = 2 * staged_gbs(kS, c.staging_chunk.value, c.staging_sync_latency.value, b, node / 4,
-                                         legs_latency(p), root_port_hops(p));
+  const double expected = 2 * staged_gbs(kS, c.staging_chunk.value, c.staging_sync_latency.value,
+                                         pcie_x16_gbs(p, 4), node / 4, legs_latency(p), root_port_hops(p));
   expect_closed_form("2S / (latency + c/B + n t_sync + (n-1) h + S/(node / 4))", expected, r.bi_p2p_off[0][1],
                      "GB/s");
   EXPECT_LT(r.bi_p2p_off[0][1], 1.2 * r.uni_p2p_off[0][1]);
