@@ -72,6 +72,7 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
 ///   (2n - 1) t_sync + (2n - 2) h, then the D2H flow, then the H2D flow.
 /// `overhead` is what the leg flows wait for before they start.
 struct Staging {
+  DeviceId host = 0;  // the socket whose memory holds the buffers
   Route d2h, h2d;
   bool overlapped = false;
   double chunk = 0, chunks = 0, handoffs = 0;
@@ -86,9 +87,9 @@ Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId near, By
   Staging st;
   const double set = calibration::staging_chunk_of(c, a, b).value;
   st.chunk = set > 0 ? set : std::max(bytes.value, 1.0);  // 0: the whole copy is one chunk
-  const DeviceId host = topo.socket_of(near);
-  st.d2h = p.route(src, host, Transport::HostCopy, near);
-  st.h2d = p.route(host, dst, Transport::HostCopy, near);
+  st.host = topo.socket_of(near);
+  st.d2h = p.route(src, st.host, Transport::HostCopy, near);
+  st.h2d = p.route(st.host, dst, Transport::HostCopy, near);
   const double leg = std::min(st.d2h.bottleneck.value, st.h2d.bottleneck.value);
   // A hand-off crosses the two legs' links once (their route latency without the copies' launch): the
   // D2H's completion travels to the host, the H2D's first reads to the GPU (and, taking turns, the
@@ -108,11 +109,10 @@ Staging staging(const Platform& p, DeviceId src, DeviceId dst, DeviceId near, By
 /// One GPU-to-GPU copy as the CUDA sample issues it, appended to `phase`. With peer access: one P2P
 /// transfer. Without (P2P=Disabled, or no peer access): cudaMemcpyPeer is staged by the driver through
 /// pinned host buffers in the NUMA node of `near` (the process's node, see Planner::pairs) in chunks
-/// (Staging): after a wait for the staging's
-/// serial part and hand-offs (Staging::overhead), the legs run as two host copies of all the bytes, at
-/// once where the driver overlaps them, else one after the other (the H2D queued behind the D2H, its
-/// launch among the hand-offs). They share every link and the socket's memory with whatever else runs,
-/// e.g. the other direction of a bidirectional test.
+/// (Staging): after a wait for the staging's serial part and hand-offs (Staging::overhead), the legs run
+/// as two host copies of all the bytes, at once where the driver overlaps them, else one after the other
+/// (the H2D queued behind the D2H, its launch among the hand-offs). They share every link and the node's
+/// memory with whatever else runs, e.g. the other direction of a bidirectional test.
 void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, DeviceId dst, DeviceId near,
                  Bytes bytes, bool peer, const std::string& tag) {
   if (peer) {
@@ -120,15 +120,14 @@ void append_copy(std::vector<Transfer>& phase, const Platform& p, DeviceId src, 
     return;
   }
   const Staging st = staging(p, src, dst, near, bytes);
-  const DeviceId host = p.topology().socket_of(near);
   const std::size_t wait = phase.size();
   phase.push_back(compute_task(src, st.overhead, -1, {}, tag + " staging"));
   const std::size_t d2h_at = phase.size();
-  Transfer d2h = copy(src, host, bytes, Transport::HostCopy, tag + " d2h");
+  Transfer d2h = copy(src, st.host, bytes, Transport::HostCopy, tag + " d2h");
   d2h.host_memory_near = near;  // the driver's pinned buffer
   d2h.after = {wait};
   phase.push_back(std::move(d2h));
-  Transfer h2d = copy(host, dst, bytes, Transport::HostCopy, tag + " h2d");
+  Transfer h2d = copy(st.host, dst, bytes, Transport::HostCopy, tag + " h2d");
   h2d.host_memory_near = near;  // it reads the buffer the D2H leg wrote
   h2d.after = {st.overlapped ? wait : d2h_at};
   h2d.connected = !st.overlapped;
