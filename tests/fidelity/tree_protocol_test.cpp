@@ -153,21 +153,19 @@ TEST(TreeChannels, ATreeMovesAtNcclsPerChannelRate) {
     last = t;
   }
   // bench says why: the blocks, their figure and the bound.
-  const Platform two_b200(topology::read_layout(layout, 2), calibration::default_cost_model());
+  const Platform two(topology::read_layout(layout, 2), calibration::default_cost_model());
   BenchOptions bo;
   bo.sweep = {1ull << 34, 1ull << 34, 2, 0};
   bo.collective = force;
-  const BenchResult br = run_bench(two_b200, engine::run, bo);
+  const BenchResult br = run_bench(two, engine::run, bo);
   EXPECT_EQ(br.largest.block_channels, br.largest.nccl.graph);
   EXPECT_DOUBLE_EQ(br.largest.block_channel_gbs, 42.8);
-  EXPECT_NE(report::bench_text(two_b200, bo, br).find("x 42.80 GB/s (NCCL's perChMaxTreeBw"),
-            std::string::npos);
-  const auto j = report::bench_json(two_b200, bo, br);
+  EXPECT_NE(report::bench_text(two, bo, br).find("x 42.80 GB/s (NCCL's perChMaxTreeBw"), std::string::npos);
+  const auto j = report::bench_json(two, bo, br);
   EXPECT_EQ(j["blocks"]["figure"], "perChMaxTreeBw");
   EXPECT_DOUBLE_EQ(j["blocks"]["channel_gbs"].get<double>(), 42.8);
   // LL128's block has its own figure (perChMaxTreeLL128Bws, Blackwell on 2 servers: 31.67 GB/s) and
   // its wire carries only the flag line (128/120).
-  const Platform two(topology::read_layout(layout, 2), calibration::default_cost_model());
   CollectiveOptions ll128 = force;
   ll128.protocol = Protocol::LL128;
   const CollectivePlan p128 =
