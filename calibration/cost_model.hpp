@@ -51,9 +51,9 @@ struct CostModel {
   Seconds nvlink_hop_latency;    // per NVLink crossed
   Seconds inter_socket_latency;  // QPI/UPI/xGMI crossing
   Seconds p2p_latency;           // fixed per transfer, P2P transport
-  // What p2pBandwidthLatencyTest reports as P2P=Enabled latency: back-to-back tiny kernels writing to
-  // the peer (posted writes, no round trip), so the GPU's issue time, not the path. 0: per GPU
-  // generation (p2p_write_latency_of); > 0: every GPU (profiles).
+  // What p2pBandwidthLatencyTest reports as P2P=Enabled latency: the time per copy of back-to-back
+  // 4-byte copy-engine copies to the peer; over PCIe the GPU's issue time (posted writes), over NVLink
+  // the NVLink generation's figure. 0: per generation (p2p_write_latency_of); > 0: every GPU (profiles).
   Seconds p2p_write_latency;
   Seconds shm_latency;        // fixed per transfer, host-staged (SHM) transport
   Seconds net_latency;        // fixed per transfer, network transport
@@ -115,9 +115,11 @@ struct CostModel {
 /// generation outside 1..5.
 double nvlink_efficiency_of(const CostModel& m, int gen, bool bridge);
 /// P2P=Enabled latency of p2pBandwidthLatencyTest between GPUs of compute capability `sm` (the
-/// older GPU's): the profile's p2p_write_latency when it sets one, else the measured figure of that
+/// older GPU's) whose copies cross NVLink of generation `nvlink_gen` (0: over PCIe): the profile's
+/// p2p_write_latency when it sets one; else over NVLink the measured figure of that NVLink generation
+/// (the mean of the measured ones for the others); over PCIe the measured figure of that GPU
 /// generation, else p2p_latency plus two PCIe hops (a root-port route, the rule before this one).
-Seconds p2p_write_latency_of(const CostModel& m, int sm);
+Seconds p2p_write_latency_of(const CostModel& m, int sm, int nvlink_gen);
 /// Payload / wire of a socket-to-socket link of kind `k`: inter_socket_efficiency when a profile sets
 /// it, else qpi_ / upi_ / xgmi_efficiency. Throws std::invalid_argument for InterSocketKind::None.
 double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind k);

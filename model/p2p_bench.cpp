@@ -193,11 +193,17 @@ void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
              uni[i][j] = gbps(s, phase_seconds(r, ids));
            }});
       if (peer(i, j, p2p_on)) {
-        // Posted writes do not wait for the far end: the sample's figure is the GPUs' issue time, plus
-        // the socket link's latency where the writes cross the sockets (the +0.1 us per crossing that
-        // CostModel::inter_socket_latency was measured from).
-        const int sm = std::min(p_.topology().device(gpu(i)).gpu->sm, p_.topology().device(gpu(j)).gpu->sm);
-        lat[i][j] = calibration::p2p_write_latency_of(p_.cost_model(), sm).us() + socket_crossings_us(i, j);
+        // Back-to-back copy-engine copies: over PCIe posted writes that do not wait for the far end (the
+        // GPUs' issue time, plus the socket link's latency where the writes cross the sockets: the
+        // +0.1 us per crossing CostModel::inter_socket_latency was measured from); over NVLink the
+        // NVLink generation's figure.
+        const auto& a = *p_.topology().device(gpu(i)).gpu;
+        const auto& b = *p_.topology().device(gpu(j)).gpu;
+        const topology::PathClass path = topology::hardware_p2p(p_.topology(), gpu(i), gpu(j)).path;
+        const bool nvlink = path == topology::PathClass::NVL || path == topology::PathClass::NVB;
+        const int gen = nvlink ? std::min(a.nvlink_gen, b.nvlink_gen) : 0;
+        lat[i][j] = calibration::p2p_write_latency_of(p_.cost_model(), std::min(a.sm, b.sm), gen).us() +
+                    socket_crossings_us(i, j);
       } else {
         readings_.push_back(
             {plan_.add(one(i, j, Bytes{0}, "latency")),

@@ -319,7 +319,8 @@ TEST(StagedLatency, P2pWritesAreAnOrderOfMagnitudeFasterAcrossGenerations) {
     const P2pBenchResult r = bench_of(p, 1e6);
     ASSERT_TRUE(r.can_access[0][1]) << k.gpu;
     const int sm = p.topology().device(p.topology().find("gpu0")).gpu->sm;
-    expect_closed_form("p2p_write_latency_of(sm)", calibration::p2p_write_latency_of(p.cost_model(), sm).us(),
+    expect_closed_form("p2p_write_latency_of(sm)",
+                       calibration::p2p_write_latency_of(p.cost_model(), sm, 0).us(),
                        r.latency_us_p2p_on[0][1], "us");
     const double ratio = r.latency_us_p2p_off[0][1] / r.latency_us_p2p_on[0][1];
     EXPECT_GT(ratio, 6) << k.gpu;
@@ -344,8 +345,44 @@ TEST(StagedLatency, P2pWriteLatencyIsTheIssueTimePlusTheSocketLinksCrossed) {
                      "us", 1e-9);
   calibration::CostModel cm = calibration::default_cost_model();
   cm.p2p_write_latency = microseconds(0.7);
-  EXPECT_DOUBLE_EQ(calibration::p2p_write_latency_of(cm, 89).us(), 0.7);
-  EXPECT_DOUBLE_EQ(calibration::p2p_write_latency_of(calibration::default_cost_model(), 120).us(), 0.49);
+  EXPECT_DOUBLE_EQ(calibration::p2p_write_latency_of(cm, 89, 0).us(), 0.7);
+  EXPECT_DOUBLE_EQ(calibration::p2p_write_latency_of(calibration::default_cost_model(), 120, 0).us(), 0.49);
+}
+
+TEST(StagedLatency, P2pCopyLatencyOverNvlinkIsTheNvlinkGenerationsFigure) {
+  // Over NVLink the sample's back-to-back copy-engine copies take the NVLink path's figure, not the
+  // GPU's PCIe issue time: V100 on DGX-2's NVSwitch 2.36-2.97 us (median 2.6, wohlbier/gpu-micro), A100
+  // on HGX NVSwitch 3.30-3.42 (DistServe#3), against 1.9-2.0 for an A100's own PCIe P2P. Generations
+  // without a published matrix take the mean of the measured ones, (2.6 + 3.35) / 2 = 2.98 us. Every
+  // pair of an NVSwitch box reads the same figure, across the sockets too (NVLink crosses no socket).
+  const calibration::CostModel m = calibration::default_cost_model();
+  struct Case {
+    const char* layout;
+    int gen;
+    double us;
+  };
+  for (const Case& k : {Case{"dgx1-v100", 2, 2.6}, Case{"dgx-a100", 3, 3.35}, Case{"hgx-h100", 4, 2.98},
+                        Case{"hgx-b200", 5, 2.98}, Case{"consumer-2x3090-nvlink", 3, 3.35}}) {
+    const Platform p(
+        topology::load_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/" + k.layout + ".json"),
+        m);
+    const P2pBenchResult r = bench_of(p, 1e6);
+    const int sm = p.topology().device(p.topology().gpus()[0]).gpu->sm;
+    EXPECT_DOUBLE_EQ(calibration::p2p_write_latency_of(m, sm, k.gen).us(), k.us) << k.layout;
+    ASSERT_TRUE(r.can_access[0][1]) << k.layout;
+    expect_closed_form(std::string(k.layout) + ": NVLink " + std::to_string(k.gen) + " copy latency", k.us,
+                       r.latency_us_p2p_on[0][1], "us", 1e-9);
+    if (std::string(k.layout) == "hgx-h100") {  // GPU 7 is on the other socket; NVLink crosses none
+      EXPECT_DOUBLE_EQ(r.latency_us_p2p_on[0][7], r.latency_us_p2p_on[0][1]);
+    }
+  }
+  // The same A100 over PCIe (no NVLink generation) falls back to the root-port rule, below NVLink's.
+  EXPECT_LT(calibration::p2p_write_latency_of(m, 80, 0).us(),
+            calibration::p2p_write_latency_of(m, 80, 3).us());
+  // A profile's figure still replaces every generation.
+  calibration::CostModel cm = m;
+  cm.p2p_write_latency = microseconds(2.2);
+  EXPECT_DOUBLE_EQ(calibration::p2p_write_latency_of(cm, 90, 4).us(), 2.2);
 }
 
 }  // namespace
