@@ -120,6 +120,12 @@ double nvlink_efficiency_of(const CostModel& m, int gen, bool bridge);
 /// (the mean of the measured ones for the others); over PCIe the measured figure of that GPU
 /// generation, else p2p_latency plus two PCIe hops (a root-port route, the rule before this one).
 Seconds p2p_write_latency_of(const CostModel& m, int sm, int nvlink_gen);
+/// p2p_write_latency_of's figure and where it comes from, for people (`rigsim p2p`'s why).
+struct P2pWriteLatency {
+  Seconds value;
+  std::string basis;
+};
+P2pWriteLatency p2p_write_latency_basis(const CostModel& m, int sm, int nvlink_gen);
 /// Payload / wire of a socket-to-socket link of kind `k`: inter_socket_efficiency when a profile sets
 /// it, else qpi_ / upi_ / xgmi_efficiency. Throws std::invalid_argument for InterSocketKind::None.
 double inter_socket_efficiency_of(const CostModel& m, topology::InterSocketKind k);

@@ -59,6 +59,18 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
   return x;
 }
 
+/// p2pBandwidthLatencyTest's P2P=Enabled latency of a pair with peer access, before socket crossings:
+/// the NVLink generation's figure where the peer path is NVLink, else the GPU generation's over PCIe
+/// (calibration::p2p_write_latency_basis).
+calibration::P2pWriteLatency write_latency(const Platform& p, DeviceId src, DeviceId dst) {
+  const topology::GpuSpec& a = *p.topology().device(src).gpu;
+  const topology::GpuSpec& b = *p.topology().device(dst).gpu;
+  const topology::PathClass path = topology::hardware_p2p(p.topology(), src, dst).path;
+  const bool nvlink = path == topology::PathClass::NVL || path == topology::PathClass::NVB;
+  return calibration::p2p_write_latency_basis(p.cost_model(), std::min(a.sm, b.sm),
+                                              nvlink ? std::min(a.nvlink_gen, b.nvlink_gen) : 0);
+}
+
 /// The driver's staging of one copy without peer access, as rigsim runs it (DESIGN rule 4, fidelity
 /// rule 2). The driver moves the copy in n = max(1, ceil(S / c)) chunks through pinned host buffers, and
 /// the host waits at every hand-off between legs (staging_sync_latency); each hand-off after the first
@@ -197,13 +209,7 @@ void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
         // GPUs' issue time, plus the socket link's latency where the writes cross the sockets: the
         // +0.1 us per crossing CostModel::inter_socket_latency was measured from); over NVLink the
         // NVLink generation's figure.
-        const auto& a = *p_.topology().device(gpu(i)).gpu;
-        const auto& b = *p_.topology().device(gpu(j)).gpu;
-        const topology::PathClass path = topology::hardware_p2p(p_.topology(), gpu(i), gpu(j)).path;
-        const bool nvlink = path == topology::PathClass::NVL || path == topology::PathClass::NVB;
-        const int gen = nvlink ? std::min(a.nvlink_gen, b.nvlink_gen) : 0;
-        lat[i][j] = calibration::p2p_write_latency_of(p_.cost_model(), std::min(a.sm, b.sm), gen).us() +
-                    socket_crossings_us(i, j);
+        lat[i][j] = write_latency(p_, gpu(i), gpu(j)).value.us() + socket_crossings_us(i, j);
       } else {
         readings_.push_back(
             {plan_.add(one(i, j, Bytes{0}, "latency")),
@@ -312,7 +318,7 @@ bool same_kind(const P2pWhy& a, const P2pWhy& b) {
   return a.enabled == b.enabled && a.peer == b.peer && a.path == b.path && near(a.gbps, b.gbps) &&
          near(a.limit_gbps, b.limit_gbps) && a.capped == b.capped && a.overlapped == b.overlapped &&
          near(a.d2h_gbps, b.d2h_gbps) && near(a.h2d_gbps, b.h2d_gbps) && a.handoffs == b.handoffs &&
-         a.shared.size() == b.shared.size();
+         a.shared.size() == b.shared.size() && near(a.latency_us, b.latency_us);
 }
 
 /// Why each GPU pair's one-way figure is what it is, one entry per kind (P2pWhy).
@@ -337,6 +343,10 @@ void explain(const Platform& p, P2pBenchResult& out) {
           const Route r = p.route(gpus[i], gpus[j], Transport::P2p);
           if (const auto limit = p.route_limit(r)) w.limit = limit->name, w.capped = limit->capped;
           w.limit_gbps = r.bottleneck.value / p.copy_engine_share(gpus[i], gpus[j]) / 1e9;
+          w.latency_us = out.latency_us_p2p_on[i][j];
+          w.latency_basis = write_latency(p, gpus[i], gpus[j]).basis;
+          if (w.latency_us > write_latency(p, gpus[i], gpus[j]).value.us() + 1e-9)
+            w.latency_basis += ", plus the socket links the writes cross";
         } else {
           const Staging st = staging(p, gpus[i], gpus[j], gpus[i], out.size);
           w.d2h_gbps = st.d2h.bottleneck.value / 1e9;

@@ -44,6 +44,9 @@ struct P2pWhy {
   std::string limit;             // direct: the link that limits a lone copy; staged: the slower leg's
   double limit_gbps = 0;         // direct: the copy's rate alone there (payload); staged: the slower leg
   bool capped = false;           // the link's per-transfer limit holds the copy (PlatformLink::flow_cap)
+  // Direct only: the P2P=Enabled latency and what sets it (calibration::p2p_write_latency_basis).
+  double latency_us = 0;
+  std::string latency_basis;
   // Staged only: the driver's staging as rigsim runs it (p2p_bench.cpp staging_overhead).
   double d2h_gbps = 0, h2d_gbps = 0;  // each leg alone
   std::string d2h_limit, h2d_limit;

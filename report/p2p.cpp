@@ -97,7 +97,8 @@ void why(std::ostringstream& out, const P2pBenchResult& r) {
     if (w.peer) {
       out << "a direct copy, " << cell("%.2f", w.gbps) << " GB/s; alone it gets "
           << cell("%.2f", w.limit_gbps) << " GB/s, limited by " << w.limit
-          << (w.capped ? " (its per-transfer limit)" : "") << "\n";
+          << (w.capped ? " (its per-transfer limit)" : "") << "; latency " << cell("%.2f", w.latency_us)
+          << " us, " << w.latency_basis << "\n";
       continue;
     }
     out << "staged through host memory, D2H " << cell("%.2f", w.d2h_gbps) << " GB/s (" << w.d2h_limit
@@ -176,6 +177,7 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
                         {"limit", w.limit},
                         {"limit_gbps", two(w.limit_gbps)},
                         {"capped", w.capped}};
+    if (w.peer) k["latency"] = {{"us", two(w.latency_us)}, {"basis", w.latency_basis}};
     if (!w.peer)
       k["staging"] = {{"d2h_gbps", two(w.d2h_gbps)},  {"d2h_limit", w.d2h_limit},
                       {"h2d_gbps", two(w.h2d_gbps)},  {"h2d_limit", w.h2d_limit},
