@@ -375,6 +375,12 @@ TEST(StagedLatency, P2pCopyLatencyOverNvlinkIsTheNvlinkGenerationsFigure) {
     if (std::string(k.layout) == "hgx-h100") {  // GPU 7 is on the other socket; NVLink crosses none
       EXPECT_DOUBLE_EQ(r.latency_us_p2p_on[0][7], r.latency_us_p2p_on[0][1]);
     }
+    // `rigsim p2p`'s why names the figure's basis on the kind's first pair.
+    ASSERT_FALSE(r.why.empty());
+    EXPECT_TRUE(r.why[0].peer) << k.layout;
+    EXPECT_DOUBLE_EQ(r.why[0].latency_us, r.latency_us_p2p_on[r.why[0].src][r.why[0].dst]);
+    EXPECT_NE(r.why[0].latency_basis.find("NVLink " + std::to_string(k.gen)), std::string::npos)
+        << r.why[0].latency_basis;
   }
   // The same A100 over PCIe (no NVLink generation) falls back to the root-port rule, below NVLink's.
   EXPECT_LT(calibration::p2p_write_latency_of(m, 80, 0).us(),
