@@ -463,30 +463,22 @@ double nvlink_efficiency_of(const CostModel& m, int gen, bool bridge) {
 
 P2pWriteLatency p2p_write_latency_basis(const CostModel& m, int sm, int nvlink_gen) {
   if (m.p2p_write_latency.value > 0) return {m.p2p_write_latency, "the profile's p2p_write_latency"};
-  // p2pBandwidthLatencyTest's P2P=Enabled latency is the time per copy of back-to-back 4-byte
-  // copy-engine copies (cudaMemcpyPeerAsync; the sample's default P2PEngine is CE) on one stream.
-  // Over NVLink it is the NVLink path's figure, measured per generation (medians of published
-  // matrices, none from a dev case):
-  //   NVLink 2: V100 SXM3 on DGX-2's NVSwitch, 2.36-2.97, median 2.6 (wohlbier/gpu-micro README);
-  //   NVLink 3: A100 SXM4 on HGX NVSwitch, 3.30-3.42 (data/p2p distserve-issue3 capture; YanBC/nvmlc
-  //   2.72-3.33).
-  // The A100's own P2P over PCIe is 1.9-2.0 and V100 PCIe 1.7, so the figure follows the NVLink path,
-  // and it has no trend with generation (2 -> 3 went up). NVLink 1, 4 and 5 have no published matrix
-  // outside the dev cases: the mean of the measured generations, (2.6 + 3.35) / 2 = 2.98 [D].
+  // The sample's time per back-to-back 4-byte copy-engine copy (DECISIONS "A peer copy's latency over
+  // NVLink"). Over NVLink the NVLink generation's measured median: V100 on DGX-2's NVSwitch 2.36-2.97,
+  // median 2.6 (wohlbier/gpu-micro); A100 on HGX 3.30-3.42 (data/p2p distserve-issue3; YanBC/nvmlc
+  // 2.72-3.33). No trend with generation; NVLink 1, 4 and 5 (no published matrix outside the dev
+  // cases): the mean, (2.6 + 3.35) / 2 = 2.98 [D].
   const std::string nvl = "a copy engine's time per copy over NVLink " + std::to_string(nvlink_gen);
   if (nvlink_gen == 2) return {microseconds(2.6), nvl + ", measured (V100 on DGX-2's NVSwitch)"};
   if (nvlink_gen == 3) return {microseconds(3.35), nvl + ", measured (A100 on HGX NVSwitch)"};
   if (nvlink_gen > 0)
     return {microseconds(2.98), nvl + ": no published matrix found, the mean of the measured NVLink 2 and 3"};
-  // Over PCIe it is path-independent: 0.45-0.53 us for every pair of eight RTX PRO 6000 behind two
-  // switches, same-switch and across the CPU alike (voipmonitor/rtx6kpro
-  // hardware/wrx90-cpayne-2switch-flat.md), and within 0.1 us across sockets (RTX 6000 Ada on dual
-  // Genoa, 1.21-1.44). It is a property of the GPU generation (measured medians, none from a dev case):
+  // Over PCIe the GPU generation's issue time, the same for every pair (RTX PRO 6000 0.45-0.53 us behind
+  // one switch and across the CPU alike, voipmonitor/rtx6kpro wrx90-cpayne-2switch-flat.md; RTX 6000 Ada
+  // 1.21-1.34, stelline ESC8000A, and 1.12-1.14, Puget WRX90); none from a dev case.
   const std::string pcie = "a copy engine's time per copy over PCIe (posted writes: the GPU's issue time)";
-  if (sm == 89)  // RTX 6000 Ada: 1.21-1.34 (stelline ESC8000A), 1.12-1.14 (Puget WRX90)
-    return {microseconds(1.25), pcie + ", measured on Ada"};
-  if (sm >= 100)  // Blackwell: RTX PRO 6000 Server, 0.45-0.53 (rtx6kpro)
-    return {microseconds(0.49), pcie + ", measured on Blackwell"};
+  if (sm == 89) return {microseconds(1.25), pcie + ", measured on Ada"};
+  if (sm >= 100) return {microseconds(0.49), pcie + ", measured on Blackwell"};
   return {Seconds{m.p2p_latency.value + 2 * m.pcie_hop_latency.value},
           pcie + ": no figure for this generation, p2p_latency plus two PCIe hops"};
 }

@@ -343,9 +343,10 @@ void explain(const Platform& p, P2pBenchResult& out) {
           const Route r = p.route(gpus[i], gpus[j], Transport::P2p);
           if (const auto limit = p.route_limit(r)) w.limit = limit->name, w.capped = limit->capped;
           w.limit_gbps = r.bottleneck.value / p.copy_engine_share(gpus[i], gpus[j]) / 1e9;
+          const calibration::P2pWriteLatency issue = write_latency(p, gpus[i], gpus[j]);
           w.latency_us = out.latency_us_p2p_on[i][j];
-          w.latency_basis = write_latency(p, gpus[i], gpus[j]).basis;
-          if (w.latency_us > write_latency(p, gpus[i], gpus[j]).value.us() + 1e-9)
+          w.latency_basis = issue.basis;
+          if (w.latency_us > issue.value.us() + 1e-9)
             w.latency_basis += ", plus the socket links the writes cross";
         } else {
           const Staging st = staging(p, gpus[i], gpus[j], gpus[i], out.size);
