@@ -466,13 +466,14 @@ P2pWriteLatency p2p_write_latency_basis(const CostModel& m, int sm, int nvlink_g
   // The sample's time per back-to-back 4-byte copy-engine copy (DECISIONS "A peer copy's latency over
   // NVLink"). Over NVLink the NVLink generation's measured median: V100 on DGX-2's NVSwitch 2.36-2.97,
   // median 2.6 (wohlbier/gpu-micro); A100 on HGX 3.30-3.42 (data/p2p distserve-issue3; YanBC/nvmlc
-  // 2.72-3.33). No trend with generation; NVLink 1, 4 and 5 (no published matrix outside the dev
-  // cases): the mean, (2.6 + 3.35) / 2 = 2.98 [D].
+  // 2.72-3.33). No trend with generation; NVLink 1, 4 and 5 (no matrix outside the dev cases): the mean.
   const std::string nvl = "a copy engine's time per copy over NVLink " + std::to_string(nvlink_gen);
-  if (nvlink_gen == 2) return {microseconds(2.6), nvl + ", measured (V100 on DGX-2's NVSwitch)"};
-  if (nvlink_gen == 3) return {microseconds(3.35), nvl + ", measured (A100 on HGX NVSwitch)"};
+  const Seconds nvlink2 = microseconds(2.6), nvlink3 = microseconds(3.35);
+  if (nvlink_gen == 2) return {nvlink2, nvl + ", measured (V100 on DGX-2's NVSwitch)"};
+  if (nvlink_gen == 3) return {nvlink3, nvl + ", measured (A100 on HGX NVSwitch)"};
   if (nvlink_gen > 0)
-    return {microseconds(2.98), nvl + ": no published matrix found, the mean of the measured NVLink 2 and 3"};
+    return {Seconds{(nvlink2.value + nvlink3.value) / 2},
+            nvl + ": no published matrix found, the mean of the measured NVLink 2 and 3"};
   // Over PCIe the GPU generation's issue time, the same for every pair (RTX PRO 6000 0.45-0.53 us behind
   // one switch and across the CPU alike, voipmonitor/rtx6kpro wrx90-cpayne-2switch-flat.md; RTX 6000 Ada
   // 1.21-1.34, stelline ESC8000A, and 1.12-1.14, Puget WRX90); none from a dev case.

@@ -59,16 +59,26 @@ Transfer copy(DeviceId src, DeviceId dst, Bytes bytes, Transport t, std::string 
   return x;
 }
 
-/// p2pBandwidthLatencyTest's P2P=Enabled latency of a pair with peer access, before socket crossings:
-/// the NVLink generation's figure where the peer path is NVLink, else the GPU generation's over PCIe
-/// (calibration::p2p_write_latency_basis).
+/// p2pBandwidthLatencyTest's P2P=Enabled latency of a pair with peer access, and what sets it
+/// (calibration::p2p_write_latency_basis): the NVLink generation's figure where the peer path is NVLink;
+/// over PCIe the GPU generation's issue time plus the latency of the socket links the writes cross (the
+/// +0.1 us per crossing CostModel::inter_socket_latency was measured from).
 calibration::P2pWriteLatency write_latency(const Platform& p, DeviceId src, DeviceId dst) {
-  const topology::GpuSpec& a = *p.topology().device(src).gpu;
-  const topology::GpuSpec& b = *p.topology().device(dst).gpu;
-  const topology::PathClass path = topology::hardware_p2p(p.topology(), src, dst).path;
-  const bool nvlink = path == topology::PathClass::NVL || path == topology::PathClass::NVB;
-  return calibration::p2p_write_latency_basis(p.cost_model(), std::min(a.sm, b.sm),
-                                              nvlink ? std::min(a.nvlink_gen, b.nvlink_gen) : 0);
+  const auto& topo = p.topology();
+  const topology::GpuSpec& a = *topo.device(src).gpu;
+  const topology::GpuSpec& b = *topo.device(dst).gpu;
+  const bool nvlink = topo.nvlink_path(src, dst).has_value();
+  calibration::P2pWriteLatency w = calibration::p2p_write_latency_basis(
+      p.cost_model(), std::min(a.sm, b.sm), nvlink ? std::min(a.nvlink_gen, b.nvlink_gen) : 0);
+  Seconds sockets;
+  for (const Crossing& c : p.route(src, dst, Transport::P2p).crossings)
+    if (c.link < topo.links().size() && topo.link(c.link).kind == topology::LinkKind::InterSocket)
+      sockets = sockets + p.links()[c.link].latency;
+  if (sockets.value > 0) {
+    w.value = w.value + sockets;
+    w.basis += ", plus the socket links the writes cross";
+  }
+  return w;
 }
 
 /// The driver's staging of one copy without peer access, as rigsim runs it (DESIGN rule 4, fidelity
@@ -168,15 +178,6 @@ class Planner {
 
  private:
   bool peer(std::size_t i, std::size_t j, bool p2p_on) const { return p2p_on && out_.can_access[i][j]; }
-  /// Latency of the socket links the P2P route from GPU i to GPU j crosses, microseconds.
-  double socket_crossings_us(std::size_t i, std::size_t j) const {
-    double us = 0;
-    for (const Crossing& c : p_.route(gpu(i), gpu(j), Transport::P2p).crossings)
-      if (c.link < p_.topology().links().size() &&
-          p_.topology().link(c.link).kind == topology::LinkKind::InterSocket)
-        us += p_.links()[c.link].latency.us();
-    return us;
-  }
   DeviceId gpu(std::size_t i) const { return gpus_[i]; }
   DeviceId socket(std::size_t i) const { return p_.topology().socket_of(gpu(i)); }
 
@@ -205,11 +206,7 @@ void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
              uni[i][j] = gbps(s, phase_seconds(r, ids));
            }});
       if (peer(i, j, p2p_on)) {
-        // Back-to-back copy-engine copies: over PCIe posted writes that do not wait for the far end (the
-        // GPUs' issue time, plus the socket link's latency where the writes cross the sockets: the
-        // +0.1 us per crossing CostModel::inter_socket_latency was measured from); over NVLink the
-        // NVLink generation's figure.
-        lat[i][j] = write_latency(p_, gpu(i), gpu(j)).value.us() + socket_crossings_us(i, j);
+        lat[i][j] = write_latency(p_, gpu(i), gpu(j)).value.us();  // back-to-back copy-engine copies
       } else {
         readings_.push_back(
             {plan_.add(one(i, j, Bytes{0}, "latency")),
@@ -343,11 +340,8 @@ void explain(const Platform& p, P2pBenchResult& out) {
           const Route r = p.route(gpus[i], gpus[j], Transport::P2p);
           if (const auto limit = p.route_limit(r)) w.limit = limit->name, w.capped = limit->capped;
           w.limit_gbps = r.bottleneck.value / p.copy_engine_share(gpus[i], gpus[j]) / 1e9;
-          const calibration::P2pWriteLatency issue = write_latency(p, gpus[i], gpus[j]);
           w.latency_us = out.latency_us_p2p_on[i][j];
-          w.latency_basis = issue.basis;
-          if (w.latency_us > issue.value.us() + 1e-9)
-            w.latency_basis += ", plus the socket links the writes cross";
+          w.latency_basis = write_latency(p, gpus[i], gpus[j]).basis;
         } else {
           const Staging st = staging(p, gpus[i], gpus[j], gpus[i], out.size);
           w.d2h_gbps = st.d2h.bottleneck.value / 1e9;
