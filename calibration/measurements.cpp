@@ -254,9 +254,12 @@ Series read_series(ObjectReader r, std::size_t gpus) {
         s.remote = *where == "remote";
       }
       if (s.remote && s.concurrent) r.fail("host_memory", "remote host memory is measured one GPU at a time");
+      s.bidirectional = r.optional_bool("bidirectional").value_or(false);
+      if (s.remote && s.bidirectional)
+        r.fail("host_memory", "remote host memory is measured one way (no \"bidirectional\")");
       s.latency = r.optional_bool("latency").value_or(false);
-      if (s.latency && (s.concurrent || s.remote))
-        r.fail("latency", "a host-copy latency series is one GPU at a time on its own NUMA node");
+      if (s.latency && (s.concurrent || s.remote || s.bidirectional))
+        r.fail("latency", "a host-copy latency series is one GPU at a time, one way, on its own NUMA node");
       break;
     case Test::DeviceCopy:
       break;
@@ -350,6 +353,7 @@ json series_json(const Series& s) {
     case Test::HostCopy:
       j["direction"] = s.direction;
       if (s.concurrent) j["concurrent"] = true;
+      if (s.bidirectional) j["bidirectional"] = true;
       if (s.remote) j["host_memory"] = "remote";
       if (s.latency) j["latency"] = true;
       break;

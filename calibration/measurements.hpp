@@ -91,7 +91,9 @@ struct Series {
   bool latency = false;  // points carry latency_us instead of gbps (PeerCopy and HostCopy)
   // HostCopy
   std::string direction;    // "h2d" or "d2h"
-  bool concurrent = false;  // every listed GPU at once (points then give each GPU's share)
+  bool concurrent = false;  // every GPU at once (points then give each GPU's share)
+  // HostCopy with `bidirectional`: the other direction runs on the same GPU (and, concurrent, on every
+  // GPU) at the same time, as nvbandwidth's *_bidirectional_memcpy_ce; the point is `direction`'s rate.
   bool remote = false;      // "host_memory": "remote": pinned memory on a NUMA node of another socket
   // Gemm
   std::string dtype;          // "bf16", "fp16", "fp8", "tf32", "fp32" (inputs; accumulate in FP32)

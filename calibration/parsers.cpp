@@ -11,6 +11,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include "common/input.hpp"
 
@@ -441,14 +442,27 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
       out.notes.push_back("no nvbandwidth version line: buffers taken as 512 MiB (the default from v0.7)");
     }
     const std::string test = g[1];
-    const bool h2d = test == "host_to_device_memcpy_ce", d2h = test == "device_to_host_memcpy_ce";
+    // The host tests: each GPU's copy alone, or while other copies run (testcases_ce.cpp; the figure
+    // is the measured copy's own rate, USE_FIRST_BW, in every version from v0.2).
+    static const std::map<std::string, std::tuple<bool, bool, bool>> host_tests = {
+        // test: h2d, the other direction at once, every GPU at once
+        {"host_to_device_memcpy_ce", {true, false, false}},
+        {"device_to_host_memcpy_ce", {false, false, false}},
+        {"host_to_device_bidirectional_memcpy_ce", {true, true, false}},
+        {"device_to_host_bidirectional_memcpy_ce", {false, true, false}},
+        {"host_to_all_memcpy_ce", {true, false, true}},
+        {"all_to_host_memcpy_ce", {false, false, true}},
+        {"host_to_all_bidirectional_memcpy_ce", {true, true, true}},
+        {"all_to_host_bidirectional_memcpy_ce", {false, true, true}}};
+    const auto host = host_tests.find(test);
     const bool d2d = test == "device_to_device_memcpy_read_ce" || test == "device_to_device_memcpy_write_ce";
-    if (!h2d && !d2h && !d2d) {
-      out.notes.push_back(test + " (line " + std::to_string(i + 1) + ") is not imported: " +
-                          (test.find("bidirectional") != std::string::npos
-                               ? "nvbandwidth's bidirectional figures changed meaning between versions"
-                           : test.ends_with("_sm") ? "an SM (kernel) copy; rigsim models copy-engine copies"
-                                                   : "no rigsim series for this pattern"));
+    if (host == host_tests.end() && !d2d) {
+      out.notes.push_back(
+          test + " (line " + std::to_string(i + 1) + ") is not imported: " +
+          (test.ends_with("_sm") ? "an SM (kernel) copy; rigsim models copy-engine copies"
+           : test.find("bidirectional") != std::string::npos
+               ? "nvbandwidth's device-to-device bidirectional figures changed meaning between versions"
+               : "no rigsim series for this pattern"));
       continue;
     }
     std::size_t at = i + 1;
@@ -465,7 +479,12 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
     s.tool_version = tool_version;
     s.command = test;
     s.test = d2d ? Test::PeerCopy : Test::HostCopy;
-    if (!d2d) s.direction = h2d ? "h2d" : "d2h";
+    if (!d2d) {
+      const auto& [h2d, bidirectional, concurrent] = host->second;
+      s.direction = h2d ? "h2d" : "d2h";
+      s.bidirectional = bidirectional;
+      s.concurrent = concurrent;
+    }
     for (++at; at < l.text.size() && !trim(l.text[at]).empty(); ++at) {
       const auto row = tokens(l.text[at]);
       if (row.size() != cols + 1) l.fail(at, "expected " + std::to_string(cols + 1) + " fields, got " + std::to_string(row.size()));
@@ -491,8 +510,10 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
     m.series.push_back(std::move(s));
     i = at;
   }
-  if (m.series.empty()) l.fail(l.text.size() - 1, "no nvbandwidth test rigsim imports (host_to_device_memcpy_ce, "
-                                                  "device_to_host_memcpy_ce, device_to_device_memcpy_{read,write}_ce)");
+  if (m.series.empty())
+    l.fail(l.text.size() - 1,
+           "no nvbandwidth test rigsim imports ({host_to_device,device_to_host}[_bidirectional]_memcpy_ce, "
+           "{host_to_all,all_to_host}[_bidirectional]_memcpy_ce, device_to_device_memcpy_{read,write}_ce)");
   return out;
 }
 

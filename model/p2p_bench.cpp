@@ -174,6 +174,8 @@ class Planner {
 
   void pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat);
   void host_copies();
+  /// One of nvbandwidth's host tests (P2pBenchResult) for GPU i, read into into[i].
+  void host_test(std::size_t i, bool h2d, bool bidir, bool all, std::vector<double>& into);
   void run();
 
  private:
@@ -225,7 +227,6 @@ void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
 void Planner::host_copies() {
   const std::size_t n = out_.gpus.size();
   const double s = size_.value;
-  std::vector<Transfer> all;
   for (std::size_t i = 0; i < n; ++i) {
     readings_.push_back({plan_.add({copy(socket(i), gpu(i), size_, Transport::HostCopy, "h2d")}),
                          [this, i, s](const RunResult& r, const auto& ids) {
@@ -243,7 +244,6 @@ void Planner::host_copies() {
                          [this, i](const RunResult& r, const auto& ids) {
                            out_.d2h_latency_us[i] = phase_seconds(r, ids) * 1e6;
                          }});
-    all.push_back(copy(socket(i), gpu(i), size_, Transport::HostCopy, "h2d all"));
     if (const auto far = remote_socket(p_.topology(), gpu(i))) {
       readings_.push_back({plan_.add({copy(*far, gpu(i), size_, Transport::HostCopy, "h2d remote")}),
                            [this, i, s](const RunResult& r, const auto& ids) {
@@ -255,12 +255,33 @@ void Planner::host_copies() {
                            }});
     }
   }
-  const auto ids = plan_.add(std::move(all));
   for (std::size_t i = 0; i < n; ++i)
-    readings_.push_back({{ids[i]}, [this, i, s](const RunResult& r, const auto& one) {
-                           const auto& t = r.transfers[one.front()];
-                           out_.h2d_concurrent_gbps[i] = gbps(s, t.finish.value - t.start.value);
-                         }});
+    for (bool h2d : {true, false}) {
+      host_test(i, h2d, false, true, h2d ? out_.h2d_concurrent_gbps : out_.d2h_concurrent_gbps);
+      host_test(i, h2d, true, false, h2d ? out_.h2d_bidir_gbps : out_.d2h_bidir_gbps);
+      host_test(i, h2d, true, true, h2d ? out_.h2d_concurrent_bidir_gbps : out_.d2h_concurrent_bidir_gbps);
+    }
+}
+
+void Planner::host_test(std::size_t i, bool h2d, bool bidir, bool all, std::vector<double>& into) {
+  const double s = size_.value;
+  const Bytes twice{2 * s};
+  std::vector<Transfer> phase;
+  auto add = [&](std::size_t k, bool to_gpu, Bytes bytes, const char* tag) {
+    phase.push_back(to_gpu ? copy(socket(k), gpu(k), bytes, Transport::HostCopy, tag)
+                           : copy(gpu(k), socket(k), bytes, Transport::HostCopy, tag));
+  };
+  add(i, h2d, size_, h2d ? "h2d measured" : "d2h measured");
+  if (bidir) add(i, !h2d, twice, "other direction");
+  for (std::size_t k = 0; all && k < out_.gpus.size(); ++k) {
+    if (k == i) continue;
+    add(k, h2d, twice, "other gpu");
+    if (bidir) add(k, !h2d, twice, "other gpu, other direction");
+  }
+  readings_.push_back({plan_.add(std::move(phase)), [&into, i, s](const RunResult& r, const auto& ids) {
+                         const auto& t = r.transfers[ids.front()];
+                         into[i] = gbps(s, t.finish.value - t.start.value);
+                       }});
 }
 
 void Planner::run() {
@@ -291,7 +312,9 @@ void prepare(const Platform& p, const P2pBenchOptions& o, P2pBenchResult& out) {
     *m = square(n);
   out.h2d_gbps.assign(n, 0.0);
   out.d2h_gbps.assign(n, 0.0);
-  out.h2d_concurrent_gbps.assign(n, 0.0);
+  for (auto* v : {&out.h2d_concurrent_gbps, &out.d2h_concurrent_gbps, &out.h2d_bidir_gbps,
+                  &out.d2h_bidir_gbps, &out.h2d_concurrent_bidir_gbps, &out.d2h_concurrent_bidir_gbps})
+    v->assign(n, 0.0);
   out.h2d_latency_us.assign(n, 0.0);
   out.d2h_latency_us.assign(n, 0.0);
   out.h2d_remote_gbps.assign(n, 0.0);

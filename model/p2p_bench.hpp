@@ -13,7 +13,11 @@
 // - Diagonal: a device-local copy. It reads and writes device memory, and the sample counts both, so
 //   it shows memory bandwidth x gpu_memory_efficiency (time of S bytes = 2S / that).
 // - Latency: a zero-byte copy (the route's latency); diagonal: the P2P setup latency alone.
-// - H2D / D2H: pinned memory on the GPU's own socket, each GPU alone, then all GPUs at once (H2D).
+// - H2D / D2H: pinned memory on the GPU's own socket, each GPU alone (bandwidthTest); and nvbandwidth's
+//   host tests (testcases_ce.cpp): the measured copy of one GPU while the other direction runs on the
+//   same GPU (*_bidirectional_memcpy_ce), while every other GPU copies the same way (host_to_all,
+//   all_to_host), or both (*_bidirectional_memcpy_ce of all). Each interfering copy is twice the size so
+//   it lasts the whole measurement, and the figure is the measured copy's own rate.
 // Every measurement is simulated in one run, one after the other, so they never overlap.
 #pragma once
 
@@ -64,7 +68,13 @@ struct P2pBenchResult {
   std::vector<std::vector<bool>> can_access;              // cudaDeviceCanAccessPeer
   Matrix uni_p2p_off, uni_p2p_on, bi_p2p_off, bi_p2p_on;  // GB/s
   Matrix latency_us_p2p_off, latency_us_p2p_on;           // microseconds
-  std::vector<double> h2d_gbps, d2h_gbps, h2d_concurrent_gbps;
+  std::vector<double> h2d_gbps, d2h_gbps;
+  /// nvbandwidth's host tests, GB/s of GPU i's measured copy: every GPU copying the same way
+  /// (host_to_all / all_to_host_memcpy_ce); the other direction on the same GPU at once
+  /// (host_to_device / device_to_host_bidirectional_memcpy_ce); both directions on every GPU
+  /// (host_to_all / all_to_host_bidirectional_memcpy_ce).
+  std::vector<double> h2d_concurrent_gbps, d2h_concurrent_gbps, h2d_bidir_gbps, d2h_bidir_gbps,
+      h2d_concurrent_bidir_gbps, d2h_concurrent_bidir_gbps;
   /// One zero-byte pinned copy to / from the GPU's own socket, alone: the transport's setup
   /// (CostModel::host_copy_latency) and the route's link latencies, microseconds.
   std::vector<double> h2d_latency_us, d2h_latency_us;

@@ -324,8 +324,6 @@ class Validator {
     const DeviceId g = gpu(p, s, i, pt.src);
     const auto k = static_cast<std::size_t>(pt.src);
     const bool h2d = x.direction == "h2d";
-    if (x.concurrent && !h2d)
-      fail(series_pointer(s), "concurrent device-to-host copies are not simulated by rigsim (only H2D)");
     if (x.latency) {
       c.what = std::string(h2d ? "H2D" : "D2H") + " latency GPU " + std::to_string(pt.src);
       c.category = "host-copy";
@@ -339,17 +337,21 @@ class Validator {
       fail(series_pointer(s),
            "host memory on a remote NUMA node needs a second CPU socket in the layout, and \"" +
                p.topology().name() + "\" has one");
-    c.what = std::string(h2d ? "H2D" : "D2H") +
+    c.what = std::string(h2d ? "H2D" : "D2H") + (x.bidirectional ? " with the other direction," : "") +
              (x.concurrent ? " all GPUs, "
               : x.remote   ? " remote memory, "
                            : " ") +
              "GPU " + std::to_string(pt.src) + " " + size_text(static_cast<double>(pt.bytes));
     c.category = "host-copy";
-    c.predicted = x.concurrent ? r.h2d_concurrent_gbps[k]
-                  : x.remote   ? (h2d ? r.h2d_remote_gbps[k] : r.d2h_remote_gbps[k])
-                  : h2d        ? r.h2d_gbps[k]
-                               : r.d2h_gbps[k];
-    if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes || x.concurrent) return;
+    const std::vector<double>& figure =
+        x.concurrent && x.bidirectional ? (h2d ? r.h2d_concurrent_bidir_gbps : r.d2h_concurrent_bidir_gbps)
+        : x.concurrent                  ? (h2d ? r.h2d_concurrent_gbps : r.d2h_concurrent_gbps)
+        : x.bidirectional               ? (h2d ? r.h2d_bidir_gbps : r.d2h_bidir_gbps)
+        : x.remote                      ? (h2d ? r.h2d_remote_gbps : r.d2h_remote_gbps)
+        : h2d                           ? r.h2d_gbps
+                                        : r.d2h_gbps;
+    c.predicted = figure[k];
+    if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes || x.concurrent || x.bidirectional) return;
     c.regime = Regime::Bandwidth;
     const DeviceId socket = far ? *far : p.topology().socket_of(g);
     attribute(p, {h2d ? p.route(socket, g, Transport::HostCopy) : p.route(g, socket, Transport::HostCopy)},

@@ -63,10 +63,19 @@ void header(std::ostringstream& out, const P2pBenchResult& r) {
 void host_table(std::ostringstream& out, const P2pBenchResult& r) {
   out << "\n[bandwidthTest] Pinned host memory on each GPU's own socket, " << format_bytes(r.size)
       << " per copy (GB/s)\n";
-  out << "   GPU    H2D    D2H  H2D, all GPUs at once\n";
+  out << "   GPU    H2D    D2H\n";
   for (std::size_t i = 0; i < r.gpus.size(); ++i)
     out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f ", r.h2d_gbps[i])
-        << cell("%6.02f ", r.d2h_gbps[i]) << cell("%6.02f", r.h2d_concurrent_gbps[i]) << "\n";
+        << cell("%6.02f", r.d2h_gbps[i]) << "\n";
+  out << "\n[nvbandwidth] Each GPU's copy while others run: every GPU the same way (host_to_all, "
+         "all_to_host),\n"
+         "the other direction on the same GPU (bidirectional), both directions on every GPU (GB/s)\n";
+  out << "   GPU  H2D all  D2H all  H2D bidir  D2H bidir  H2D all bidir  D2H all bidir\n";
+  for (std::size_t i = 0; i < r.gpus.size(); ++i)
+    out << cell("%6.0f ", static_cast<double>(i)) << cell("%8.02f ", r.h2d_concurrent_gbps[i])
+        << cell("%8.02f ", r.d2h_concurrent_gbps[i]) << cell("%10.02f ", r.h2d_bidir_gbps[i])
+        << cell("%10.02f ", r.d2h_bidir_gbps[i]) << cell("%14.02f ", r.h2d_concurrent_bidir_gbps[i])
+        << cell("%14.02f", r.d2h_concurrent_bidir_gbps[i]) << "\n";
   out << "\n[latency] One 4-byte pinned copy the host waits for, memory on each GPU's own socket (us)\n";
   out << "   GPU    H2D    D2H\n";
   for (std::size_t i = 0; i < r.gpus.size(); ++i)
@@ -159,6 +168,11 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
   j["h2d_gbps"] = rounded(r.h2d_gbps);
   j["d2h_gbps"] = rounded(r.d2h_gbps);
   j["h2d_concurrent_gbps"] = rounded(r.h2d_concurrent_gbps);
+  j["d2h_concurrent_gbps"] = rounded(r.d2h_concurrent_gbps);
+  j["h2d_bidir_gbps"] = rounded(r.h2d_bidir_gbps);
+  j["d2h_bidir_gbps"] = rounded(r.d2h_bidir_gbps);
+  j["h2d_concurrent_bidir_gbps"] = rounded(r.h2d_concurrent_bidir_gbps);
+  j["d2h_concurrent_bidir_gbps"] = rounded(r.d2h_concurrent_bidir_gbps);
   j["h2d_latency_us"] = rounded(r.h2d_latency_us);
   j["d2h_latency_us"] = rounded(r.d2h_latency_us);
   j["h2d_remote_gbps"] = rounded(r.h2d_remote_gbps);

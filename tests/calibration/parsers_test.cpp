@@ -109,9 +109,27 @@ TEST(ParseBandwidthTest, QuickMode) {
 TEST(ParseNvbandwidth, CopyEngineTestsAndNotesForTheRest) {
   NEED_DATA();
   const ParseResult r = load_any(capture("p2p/llmaction-8xh800-nvbandwidth-v0.2-all.txt"));
-  EXPECT_EQ(r.measurements.series.size(), 4u);
+  EXPECT_EQ(r.measurements.series.size(), 10u);
   EXPECT_DOUBLE_EQ(only(r, calibration::Test::HostCopy, 0).points[0].gbps, 55.28);
   EXPECT_EQ(only(r, calibration::Test::HostCopy, 0).points[0].bytes, 64u << 20);  // v0.2: 64 MiB buffers
+  // The host tests with other copies running, in the file's order: each GPU's measured copy.
+  const Series& h2d_bidir = only(r, calibration::Test::HostCopy, 2);
+  EXPECT_EQ(h2d_bidir.direction, "h2d");
+  EXPECT_TRUE(h2d_bidir.bidirectional);
+  EXPECT_FALSE(h2d_bidir.concurrent);
+  EXPECT_DOUBLE_EQ(h2d_bidir.points[0].gbps, 52.75);
+  const Series& all_to_host = only(r, calibration::Test::HostCopy, 4);
+  EXPECT_EQ(all_to_host.direction, "d2h");
+  EXPECT_TRUE(all_to_host.concurrent);
+  EXPECT_FALSE(all_to_host.bidirectional);
+  EXPECT_EQ(all_to_host.points.size(), 8u);
+  EXPECT_DOUBLE_EQ(all_to_host.points[1].gbps, 44.45);
+  EXPECT_EQ(all_to_host.points[1].src, 1);
+  // v0.2 prints host_to_all_bidirectional under a "<-" title; the test's name says what it times (H2D).
+  const Series& host_to_all_bidir = only(r, calibration::Test::HostCopy, 7);
+  EXPECT_EQ(host_to_all_bidir.direction, "h2d");
+  EXPECT_TRUE(host_to_all_bidir.concurrent && host_to_all_bidir.bidirectional);
+  EXPECT_DOUBLE_EQ(host_to_all_bidir.points[0].gbps, 33.49);
   const Series& read = only(r, calibration::Test::PeerCopy, 0);
   EXPECT_EQ(read.points.size(), 56u);  // 8 x 7, N/A diagonal skipped
   const Series& write = only(r, calibration::Test::PeerCopy, 1);

@@ -32,7 +32,26 @@ void expect_not_worse(const P2pBenchResult& better, const P2pBenchResult& worse)
     }
     EXPECT_GE(better.h2d_gbps[i], worse.h2d_gbps[i] * 0.999);
     EXPECT_GE(better.d2h_gbps[i], worse.d2h_gbps[i] * 0.999);
-    EXPECT_GE(better.h2d_concurrent_gbps[i], worse.h2d_concurrent_gbps[i] * 0.999);
+    for (auto figure :
+         {&P2pBenchResult::h2d_concurrent_gbps, &P2pBenchResult::d2h_concurrent_gbps,
+          &P2pBenchResult::h2d_bidir_gbps, &P2pBenchResult::d2h_bidir_gbps,
+          &P2pBenchResult::h2d_concurrent_bidir_gbps, &P2pBenchResult::d2h_concurrent_bidir_gbps})
+      EXPECT_GE((better.*figure)[i], (worse.*figure)[i] * 0.999) << i;
+  }
+}
+
+/// A host copy with other copies running (nvbandwidth) never beats the same copy alone, and one with
+/// more copies running never beats one with fewer.
+void expect_interference_never_helps(const P2pBenchResult& r) {
+  for (std::size_t i = 0; i < r.gpus.size(); ++i) {
+    EXPECT_LE(r.h2d_concurrent_gbps[i], r.h2d_gbps[i] * 1.001) << i;
+    EXPECT_LE(r.d2h_concurrent_gbps[i], r.d2h_gbps[i] * 1.001) << i;
+    EXPECT_LE(r.h2d_bidir_gbps[i], r.h2d_gbps[i] * 1.001) << i;
+    EXPECT_LE(r.d2h_bidir_gbps[i], r.d2h_gbps[i] * 1.001) << i;
+    EXPECT_LE(r.h2d_concurrent_bidir_gbps[i], std::min(r.h2d_bidir_gbps[i], r.h2d_concurrent_gbps[i]) * 1.001)
+        << i;
+    EXPECT_LE(r.d2h_concurrent_bidir_gbps[i], std::min(r.d2h_bidir_gbps[i], r.d2h_concurrent_gbps[i]) * 1.001)
+        << i;
   }
 }
 
@@ -83,6 +102,18 @@ TEST(P2pBench, ClosedFormsOnTwoTeslaUnderOneSwitch) {
   // H2D alone: the link; all four at once: a quarter of the shared uplink.
   expect_closed_form("B", link, r.h2d_gbps[0], "GB/s");
   expect_closed_form("B_uplink/4", link / 4, r.h2d_concurrent_gbps[3], "GB/s");
+  // nvbandwidth's host tests. All four D2H at once share the uplink as the H2D do. One GPU both ways:
+  // its slot link's host-DMA duplex budget 2 x duplex x wire, half to each direction (below B). All four
+  // both ways: eight host-DMA flows on the uplink's budget, duplex x wire / 4 each (below B/4).
+  const double wire = 16 * 0.985;
+  expect_closed_form("B_uplink/4", link / 4, r.d2h_concurrent_gbps[3], "GB/s");
+  expect_closed_form("duplex x wire", c.pcie_duplex_efficiency * wire, r.h2d_bidir_gbps[0], "GB/s");
+  expect_closed_form("duplex x wire", c.pcie_duplex_efficiency * wire, r.d2h_bidir_gbps[0], "GB/s");
+  expect_closed_form("duplex x wire / 4", c.pcie_duplex_efficiency * wire / 4, r.h2d_concurrent_bidir_gbps[3],
+                     "GB/s");
+  expect_closed_form("duplex x wire / 4", c.pcie_duplex_efficiency * wire / 4, r.d2h_concurrent_bidir_gbps[1],
+                     "GB/s");
+  expect_interference_never_helps(r);
 }
 
 TEST(P2pBench, RemoteHostMemoryCrossesTheSocketLink) {
@@ -136,6 +167,16 @@ TEST(P2pBench, CatalogNvlinkPairBeatsItsPcie) {
   EXPECT_GT(r.uni_p2p_on[0][1], 4 * r.uni_p2p_off[0][1]);
 }
 
+TEST(P2pBench, HostCopiesWithOthersRunningNeverBeatThemAlone) {
+  for (const char* name : {"dgx-a100", "dual-turin-8gpu", "supermicro-4028gr-tr-x9drg", "mining-3x3090-x1"}) {
+    const auto topo = catalog_layout(name);
+    if (!topo) GTEST_SKIP() << name << " not written yet";
+    SCOPED_TRACE(name);
+    expect_interference_never_helps(
+        run_p2p_bench(Platform(*topo, calibration::default_cost_model()), engine::run));
+  }
+}
+
 TEST(P2pBench, CopyEnginesGetMoreOfAnNvlinkThanNcclsKernels) {
   // DGX A100: 12 NVLink3 x 25 GB/s through the NVSwitch. NCCL's kernels (128-byte payloads) get 20 of
   // 25 (eta 0.8); cudaMemcpyPeer's copy engines move 256-byte payloads with the same per-packet
@@ -175,7 +216,9 @@ TEST(P2pBench, TextAndJsonCarryTheMatrices) {
   const nlohmann::json j = report::p2p_bench_json(r);
   for (const char* key :
        {"uni_p2p_on", "uni_p2p_off", "bi_p2p_on", "bi_p2p_off", "latency_us_p2p_on", "latency_us_p2p_off",
-        "h2d_gbps", "d2h_gbps", "h2d_concurrent_gbps", "h2d_latency_us", "d2h_latency_us"})
+        "h2d_gbps", "d2h_gbps", "h2d_concurrent_gbps", "d2h_concurrent_gbps", "h2d_bidir_gbps",
+        "d2h_bidir_gbps", "h2d_concurrent_bidir_gbps", "d2h_concurrent_bidir_gbps", "h2d_latency_us",
+        "d2h_latency_us"})
     ASSERT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["uni_p2p_on"].size(), 2u);
   EXPECT_EQ(j["h2d_gbps"].size(), 2u);
