@@ -223,6 +223,16 @@ void read_collective(ObjectReader& r, Series& s, std::size_t gpus) {
   }
 }
 
+/// "copy": "ce" (copy engines, the default: cudaMemcpy and the CUDA samples) or "sm" (a copy kernel,
+/// nvbandwidth's *_sm tests): whether the series is of SM copies.
+bool read_copy(ObjectReader& r) {
+  const auto copy = r.optional_string("copy");
+  if (copy && *copy != "ce" && *copy != "sm")
+    r.fail("copy",
+           "expected \"ce\" (copy engines, the default) or \"sm\" (a copy kernel), got \"" + *copy + "\"");
+  return copy && *copy == "sm";
+}
+
 Series read_series(ObjectReader r, std::size_t gpus) {
   Series s;
   s.tool = r.required_string("tool");
@@ -241,6 +251,11 @@ Series read_series(ObjectReader r, std::size_t gpus) {
       s.latency = r.optional_bool("latency").value_or(false);
       if (s.latency && s.bidirectional)
         r.fail("latency", "a latency series is one way (no \"bidirectional\")");
+      s.sm_copy = read_copy(r);
+      if (s.sm_copy && (!s.peer_access || s.bidirectional || s.latency))
+        r.fail("copy",
+               "an SM copy series is nvbandwidth's device_to_device_memcpy_write_sm: one way, with "
+               "peer access (\"peer_access\": true), bandwidth");
       break;
     case Test::HostCopy:
       s.direction = r.required_string("direction");
@@ -260,6 +275,12 @@ Series read_series(ObjectReader r, std::size_t gpus) {
       s.latency = r.optional_bool("latency").value_or(false);
       if (s.latency && (s.concurrent || s.remote || s.bidirectional))
         r.fail("latency", "a host-copy latency series is one GPU at a time, one way, on its own NUMA node");
+      s.sm_copy = read_copy(r);
+      if (s.sm_copy && (s.direction != "d2h" || s.concurrent || s.remote || s.bidirectional || s.latency))
+        r.fail("copy",
+               "an SM host-copy series is nvbandwidth's device_to_host_memcpy_sm: a kernel's stores, "
+               "d2h, one GPU alone, its own NUMA node, bandwidth (SM reads of host memory are not "
+               "simulated)");
       break;
     case Test::DeviceCopy:
       break;
@@ -349,11 +370,13 @@ json series_json(const Series& s) {
       j["peer_access"] = s.peer_access;
       if (s.bidirectional) j["bidirectional"] = true;
       if (s.latency) j["latency"] = true;
+      if (s.sm_copy) j["copy"] = "sm";
       break;
     case Test::HostCopy:
       j["direction"] = s.direction;
       if (s.concurrent) j["concurrent"] = true;
       if (s.bidirectional) j["bidirectional"] = true;
+      if (s.sm_copy) j["copy"] = "sm";
       if (s.remote) j["host_memory"] = "remote";
       if (s.latency) j["latency"] = true;
       break;

@@ -89,6 +89,8 @@ struct Series {
   bool peer_access = true;  // the sample's P2P=Enabled (peer access where the driver allows it)
   bool bidirectional = false;
   bool latency = false;  // points carry latency_us instead of gbps (PeerCopy and HostCopy)
+  bool sm_copy =
+      false;  // "copy": "sm": a copy kernel's stores (nvbandwidth *_write_sm, device_to_host_memcpy_sm)
   // HostCopy
   std::string direction;    // "h2d" or "d2h"
   bool concurrent = false;  // every GPU at once (points then give each GPU's share)

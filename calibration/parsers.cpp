@@ -454,12 +454,18 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
         {"all_to_host_memcpy_ce", {false, false, true}},
         {"host_to_all_bidirectional_memcpy_ce", {true, true, true}},
         {"all_to_host_bidirectional_memcpy_ce", {false, true, true}}};
-    const auto host = host_tests.find(test);
-    const bool d2d = test == "device_to_device_memcpy_read_ce" || test == "device_to_device_memcpy_write_ce";
+    // SM copies: the kernels' stores (to a peer, to host memory); their reads are not simulated.
+    const bool sm_d2d = test == "device_to_device_memcpy_write_sm",
+               sm_d2h = test == "device_to_host_memcpy_sm";
+    const auto host = host_tests.find(sm_d2h ? "device_to_host_memcpy_ce" : test);
+    const bool d2d =
+        test == "device_to_device_memcpy_read_ce" || test == "device_to_device_memcpy_write_ce" || sm_d2d;
     if (host == host_tests.end() && !d2d) {
       out.notes.push_back(
           test + " (line " + std::to_string(i + 1) + ") is not imported: " +
-          (test.ends_with("_sm") ? "an SM (kernel) copy; rigsim models copy-engine copies"
+          (test.ends_with("_sm")
+               ? "an SM (kernel) copy other than a lone store (to a peer or to host memory); "
+                 "rigsim simulates those and copy-engine copies"
            : test.find("bidirectional") != std::string::npos
                ? "nvbandwidth's device-to-device bidirectional figures changed meaning between versions"
                : "no rigsim series for this pattern"));
@@ -467,7 +473,7 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
     }
     std::size_t at = i + 1;
     if (at >= l.text.size() || l.text[at].find("bandwidth") == std::string::npos)
-      l.fail(at, "expected the \"memcpy CE ... bandwidth (GB/s)\" title after \"Running " + test + ".\"");
+      l.fail(at, "expected the \"memcpy CE|SM ... bandwidth (GB/s)\" title after \"Running " + test + ".\"");
     // The data flows column -> row in the read tests and row -> column in the write tests, whatever
     // the titles' arrows show (nvbandwidth testcases_ce.cpp, v0.4 and v0.8).
     const bool reversed = test == "device_to_device_memcpy_read_ce";
@@ -479,6 +485,7 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
     s.tool_version = tool_version;
     s.command = test;
     s.test = d2d ? Test::PeerCopy : Test::HostCopy;
+    s.sm_copy = sm_d2d || sm_d2h;
     if (!d2d) {
       const auto& [h2d, bidirectional, concurrent] = host->second;
       s.direction = h2d ? "h2d" : "d2h";

@@ -214,6 +214,11 @@ void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
             {plan_.add(one(i, j, Bytes{0}, "latency")),
              [&lat, i, j](const RunResult& r, const auto& ids) { lat[i][j] = phase_seconds(r, ids) * 1e6; }});
       }
+      if (peer(i, j, p2p_on))  // nvbandwidth's SM write copy: the route's own (SM) payloads
+        readings_.push_back({plan_.add({copy(gpu(i), gpu(j), size_, Transport::P2p, "sm write")}),
+                             [this, i, j, s](const RunResult& r, const auto& ids) {
+                               out_.uni_p2p_on_sm[i][j] = gbps(s, phase_seconds(r, ids));
+                             }});
       if (j < i) continue;
       std::vector<Transfer> both = one(i, j, size_, "bi");
       // One process, one node for all its pinned buffers: the other direction stages in GPU i's node too.
@@ -235,6 +240,11 @@ void Planner::host_copies() {
     readings_.push_back({plan_.add({copy(gpu(i), socket(i), size_, Transport::HostCopy, "d2h")}),
                          [this, i, s](const RunResult& r, const auto& ids) {
                            out_.d2h_gbps[i] = gbps(s, phase_seconds(r, ids));
+                         }});
+    readings_.push_back({plan_.add({copy(gpu(i), socket(i), Bytes{s * Platform::sm_host_store_share()},
+                                         Transport::HostCopy, "d2h sm")}),
+                         [this, i, s](const RunResult& r, const auto& ids) {
+                           out_.d2h_sm_gbps[i] = gbps(s, phase_seconds(r, ids));
                          }});
     readings_.push_back({plan_.add({copy(socket(i), gpu(i), Bytes{0}, Transport::HostCopy, "h2d latency")}),
                          [this, i](const RunResult& r, const auto& ids) {
@@ -308,11 +318,11 @@ void prepare(const Platform& p, const P2pBenchOptions& o, P2pBenchResult& out) {
       out.can_access[i][j] = i == j || topology::hardware_p2p(topo, gpus[i], gpus[j]).allowed;
   }
   for (Matrix* m : {&out.uni_p2p_off, &out.uni_p2p_on, &out.bi_p2p_off, &out.bi_p2p_on,
-                    &out.latency_us_p2p_off, &out.latency_us_p2p_on})
+                    &out.latency_us_p2p_off, &out.latency_us_p2p_on, &out.uni_p2p_on_sm})
     *m = square(n);
   out.h2d_gbps.assign(n, 0.0);
   out.d2h_gbps.assign(n, 0.0);
-  for (auto* v : {&out.h2d_concurrent_gbps, &out.d2h_concurrent_gbps, &out.h2d_bidir_gbps,
+  for (auto* v : {&out.d2h_sm_gbps, &out.h2d_concurrent_gbps, &out.d2h_concurrent_gbps, &out.h2d_bidir_gbps,
                   &out.d2h_bidir_gbps, &out.h2d_concurrent_bidir_gbps, &out.d2h_concurrent_bidir_gbps})
     v->assign(n, 0.0);
   out.h2d_latency_us.assign(n, 0.0);

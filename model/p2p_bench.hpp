@@ -17,7 +17,9 @@
 //   host tests (testcases_ce.cpp): the measured copy of one GPU while the other direction runs on the
 //   same GPU (*_bidirectional_memcpy_ce), while every other GPU copies the same way (host_to_all,
 //   all_to_host), or both (*_bidirectional_memcpy_ce of all). Each interfering copy is twice the size so
-//   it lasts the whole measurement, and the figure is the measured copy's own rate.
+//   it lasts the whole measurement, and the figure is the measured copy's own rate. Its SM write copies
+//   (GPU to peer, GPU to host) move 128-byte payloads; its SM reads (bound by the requests in flight
+//   and their round trip) are not simulated.
 // Every measurement is simulated in one run, one after the other, so they never overlap.
 #pragma once
 
@@ -69,6 +71,12 @@ struct P2pBenchResult {
   Matrix uni_p2p_off, uni_p2p_on, bi_p2p_off, bi_p2p_on;  // GB/s
   Matrix latency_us_p2p_off, latency_us_p2p_on;           // microseconds
   std::vector<double> h2d_gbps, d2h_gbps;
+  /// nvbandwidth's SM (kernel) write copies: device_to_device_memcpy_write_sm, a kernel on GPU i storing
+  /// to GPU j where the pair has peer access (0 where it has none: the tool waives those pairs), and
+  /// device_to_host_memcpy_sm, a kernel storing to pinned memory of its own socket. SMs store 128-byte
+  /// payloads: over NVLink the link's kernel rate (NCCL's figure), over PCIe 128-byte TLPs.
+  Matrix uni_p2p_on_sm;
+  std::vector<double> d2h_sm_gbps;
   /// nvbandwidth's host tests, GB/s of GPU i's measured copy: every GPU copying the same way
   /// (host_to_all / all_to_host_memcpy_ce); the other direction on the same GPU at once
   /// (host_to_device / device_to_host_bidirectional_memcpy_ce); both directions on every GPU

@@ -298,6 +298,10 @@ double Platform::copy_engine_share(DeviceId src, DeviceId dst) const {
   return eta > 0 && eta < 1 ? (1 + eta) / 2 : 1.0;
 }
 
+double Platform::sm_host_store_share() {
+  return tlp_cost(kSmPayload);
+}
+
 Route Platform::staged_route(DeviceId src, DeviceId dst) const {
   if (topo_.device(src).node != topo_.device(dst).node)
     throw std::invalid_argument("SHM staging between " + topo_.device(src).name + " and " +

@@ -165,6 +165,9 @@ class Platform {
   /// bytes (Route::wire_per_byte counts NCCL's SM-issued traffic): copy engines move 256-byte TLPs on
   /// PCIe (64-byte ones through an Intel root complex, as SMs) and 256-byte NVLink payloads.
   double copy_engine_share(topology::DeviceId src, topology::DeviceId dst) const;
+  /// What an SM (kernel) store to pinned host memory costs on a host-copy route, whose PCIe rates are
+  /// copy engines' (256-byte TLPs): SMs store 128-byte payloads, tlp_cost(128) = 1.072.
+  static double sm_host_store_share();
 
   /// "gpu0->rc0" for a duplex link crossed in one direction, "cpu0/dram" for a shared one.
   std::string crossing_name(const Crossing& hop) const;

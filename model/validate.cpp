@@ -294,6 +294,16 @@ class Validator {
       c.category = "p2p-root-complex";
     else
       c.category = "p2p-cross-socket";
+    if (x.sm_copy) {
+      if (!direct)
+        fail(series_pointer(s) + "/points/" + std::to_string(i),
+             "an SM copy needs peer access, and rigsim's GPUs " + std::to_string(pt.src) + " and " +
+                 std::to_string(pt.dst) + " of \"" + p.topology().name() + "\" have none");
+      c.what = "SM write " + std::to_string(pt.src) + "->" + std::to_string(pt.dst) + " " +
+               size_text(static_cast<double>(pt.bytes));
+      c.predicted = r.uni_p2p_on_sm[src][dst];
+      return;
+    }
     if (x.latency) {
       c.predicted = (x.peer_access ? r.latency_us_p2p_on : r.latency_us_p2p_off)[src][dst];
       c.regime = Regime::Latency;
@@ -337,21 +347,24 @@ class Validator {
       fail(series_pointer(s),
            "host memory on a remote NUMA node needs a second CPU socket in the layout, and \"" +
                p.topology().name() + "\" has one");
-    c.what = std::string(h2d ? "H2D" : "D2H") + (x.bidirectional ? " with the other direction," : "") +
+    c.what = std::string(h2d ? "H2D" : "D2H") + (x.sm_copy ? " SM" : "") +
+             (x.bidirectional ? " with the other direction," : "") +
              (x.concurrent ? " all GPUs, "
               : x.remote   ? " remote memory, "
                            : " ") +
              "GPU " + std::to_string(pt.src) + " " + size_text(static_cast<double>(pt.bytes));
     c.category = "host-copy";
     const std::vector<double>& figure =
-        x.concurrent && x.bidirectional ? (h2d ? r.h2d_concurrent_bidir_gbps : r.d2h_concurrent_bidir_gbps)
-        : x.concurrent                  ? (h2d ? r.h2d_concurrent_gbps : r.d2h_concurrent_gbps)
-        : x.bidirectional               ? (h2d ? r.h2d_bidir_gbps : r.d2h_bidir_gbps)
-        : x.remote                      ? (h2d ? r.h2d_remote_gbps : r.d2h_remote_gbps)
-        : h2d                           ? r.h2d_gbps
-                                        : r.d2h_gbps;
+        x.sm_copy                         ? r.d2h_sm_gbps
+        : x.concurrent && x.bidirectional ? (h2d ? r.h2d_concurrent_bidir_gbps : r.d2h_concurrent_bidir_gbps)
+        : x.concurrent                    ? (h2d ? r.h2d_concurrent_gbps : r.d2h_concurrent_gbps)
+        : x.bidirectional                 ? (h2d ? r.h2d_bidir_gbps : r.d2h_bidir_gbps)
+        : x.remote                        ? (h2d ? r.h2d_remote_gbps : r.d2h_remote_gbps)
+        : h2d                             ? r.h2d_gbps
+                                          : r.d2h_gbps;
     c.predicted = figure[k];
-    if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes || x.concurrent || x.bidirectional) return;
+    if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes || x.concurrent || x.bidirectional || x.sm_copy)
+      return;
     c.regime = Regime::Bandwidth;
     const DeviceId socket = far ? *far : p.topology().socket_of(g);
     attribute(p, {h2d ? p.route(socket, g, Transport::HostCopy) : p.route(g, socket, Transport::HostCopy)},

@@ -149,6 +149,16 @@ std::string p2p_bench_text(const P2pBenchResult& r) {
   matrix(out, "P2P=Disabled Latency Matrix (us)", "GPU", r.latency_us_p2p_off);
   matrix(out, "P2P=Enabled Latency (P2P Writes) Matrix (us)", "GPU", r.latency_us_p2p_on);
   host_table(out, r);
+  out << "\n";
+  matrix(out,
+         "[nvbandwidth] device_to_device_memcpy_write_sm: a kernel on GPU (row) storing to GPU (column), "
+         "P2P=Enabled pairs (GB/s)",
+         "D\\D", r.uni_p2p_on_sm);
+  out << "[nvbandwidth] device_to_host_memcpy_sm: a kernel storing to pinned memory of its own socket "
+         "(GB/s)\n"
+         "   GPU    D2H\n";
+  for (std::size_t i = 0; i < r.gpus.size(); ++i)
+    out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f", r.d2h_sm_gbps[i]) << "\n";
   why(out, r);
   return out.str();
 }
@@ -167,6 +177,8 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
   j["latency_us_p2p_off"] = rounded(r.latency_us_p2p_off);
   j["h2d_gbps"] = rounded(r.h2d_gbps);
   j["d2h_gbps"] = rounded(r.d2h_gbps);
+  j["uni_p2p_on_sm"] = rounded(r.uni_p2p_on_sm);
+  j["d2h_sm_gbps"] = rounded(r.d2h_sm_gbps);
   j["h2d_concurrent_gbps"] = rounded(r.h2d_concurrent_gbps);
   j["d2h_concurrent_gbps"] = rounded(r.d2h_concurrent_gbps);
   j["h2d_bidir_gbps"] = rounded(r.h2d_bidir_gbps);

@@ -27,7 +27,13 @@ json sample() {
       {"tool": "bandwidthTest", "test": "device_copy", "points": [{"gpu": 0, "bytes": 32000000, "gbps": 500}]},
       {"tool": "rigsim-probe", "test": "gemm", "dtype": "bf16", "points": [{"gpu": 1, "m": 8192, "n": 8192, "k": 4096, "tflops": 150.5}]},
       {"tool": "rigsim-probe", "test": "host_copy", "direction": "h2d", "latency": true,
-       "points": [{"gpu": 0, "bytes": 4, "latency_us": 2.4}]}
+       "points": [{"gpu": 0, "bytes": 4, "latency_us": 2.4}]},
+      {"tool": "nvbandwidth", "test": "host_copy", "direction": "d2h", "concurrent": true, "bidirectional": true,
+       "points": [{"gpu": 1, "bytes": 536870912, "gbps": 26.6}]},
+      {"tool": "nvbandwidth", "test": "peer_copy", "peer_access": true, "copy": "sm",
+       "points": [{"src": 0, "dst": 1, "bytes": 536870912, "gbps": 717.2}]},
+      {"tool": "nvbandwidth", "test": "host_copy", "direction": "d2h", "copy": "sm",
+       "points": [{"gpu": 0, "bytes": 536870912, "gbps": 52.7}]}
     ]})");
 }
 
@@ -42,7 +48,11 @@ std::string error_of(const json& doc) {
 
 TEST(Measurements, RoundTripKeepsEveryField) {
   const Measurements m = measurements_from_json(sample(), "m.json");
-  ASSERT_EQ(m.series.size(), 7u);
+  ASSERT_EQ(m.series.size(), 10u);
+  EXPECT_TRUE(m.series[7].concurrent && m.series[7].bidirectional);
+  EXPECT_TRUE(m.series[8].sm_copy);
+  EXPECT_TRUE(m.series[9].sm_copy);
+  EXPECT_FALSE(m.series[1].sm_copy);
   EXPECT_TRUE(m.series[6].latency);
   EXPECT_DOUBLE_EQ(m.series[6].points[0].latency_us, 2.4);
   EXPECT_EQ(m.series[5].dtype, "bf16");
@@ -121,6 +131,18 @@ TEST(Measurements, MistakesAreLocated) {
   d = sample();
   d["series"][6]["host_memory"] = "remote";  // measured on the GPU's own node only
   EXPECT_NE(error_of(d).find("/series/6/latency"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][7]["host_memory"] = "remote";  // remote memory is measured one way, one GPU
+  EXPECT_NE(error_of(d).find("/series/7/host_memory"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][8]["copy"] = "dma";
+  EXPECT_NE(error_of(d).find("/series/8/copy"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][8]["bidirectional"] = true;  // only the one-way SM write is simulated
+  EXPECT_NE(error_of(d).find("/series/8/copy"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][9]["direction"] = "h2d";  // an SM read of host memory is not simulated
+  EXPECT_NE(error_of(d).find("/series/9/copy: an SM host-copy series"), std::string::npos) << error_of(d);
   d = sample();
   d["rig"]["gpus"][1]["index"] = 3;
   EXPECT_NE(error_of(d).find("/rig/gpus/1/index"), std::string::npos) << error_of(d);

@@ -114,6 +114,13 @@ TEST(P2pBench, ClosedFormsOnTwoTeslaUnderOneSwitch) {
   expect_closed_form("duplex x wire / 4", c.pcie_duplex_efficiency * wire / 4, r.d2h_concurrent_bidir_gbps[1],
                      "GB/s");
   expect_interference_never_helps(r);
+  // nvbandwidth's SM write copies: a kernel's stores through the switch (the P2P route's own 128-byte
+  // payloads, what NCCL's kernels get) and to host memory (128-byte TLPs where the rates are 256-byte
+  // ones: tlp_cost(128) = (256/276) / (128/148) = 1.072).
+  expect_closed_form("S/(S/B + lat)", s / (s / (link * 1e9 / 1.0725) + lat) / 1e9, r.uni_p2p_on_sm[0][1],
+                     "GB/s");
+  expect_closed_form("B / tlp_cost(128)", link / ((256.0 / 276) / (128.0 / 148)), r.d2h_sm_gbps[0], "GB/s");
+  EXPECT_LT(r.uni_p2p_on_sm[0][1], r.uni_p2p_on[0][1]);
 }
 
 TEST(P2pBench, RemoteHostMemoryCrossesTheSocketLink) {
@@ -186,6 +193,8 @@ TEST(P2pBench, CopyEnginesGetMoreOfAnNvlinkThanNcclsKernels) {
   const P2pBenchResult r = run_p2p_bench(Platform(*topo, calibration::default_cost_model()), engine::run);
   expect_closed_form("12 x 25 GB/s x 256 / (256 + 32)", 12 * 25 * 256.0 / 288, r.uni_p2p_on[0][1], "GB/s");
   expect_closed_form("2 x 12 x 25 GB/s x 256 / 288", 2 * 12 * 25 * 256.0 / 288, r.bi_p2p_on[0][1], "GB/s");
+  // nvbandwidth's SM write copy moves 128-byte payloads: the kernels' 20 of 25 GB/s per link.
+  expect_closed_form("12 x 25 GB/s x 0.8", 12 * 25 * 0.8, r.uni_p2p_on_sm[0][1], "GB/s");
   // PCIe routes are not affected: the x8 pair stays at its PCIe rate (the ClosedForms test above).
 }
 
