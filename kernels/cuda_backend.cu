@@ -261,6 +261,34 @@ class CudaBackend final : public Backend {
     return out;
   }
 
+  double host_copy_bidir(int gpu, std::size_t bytes, bool h2d, int iters) override {
+    DeviceBuffer dev(gpu, bytes), other_dev(gpu, 2 * bytes);
+    HostBuffer host(bytes, gpu), other_host(2 * bytes, gpu);
+    CK(cudaSetDevice(gpu), gpu);
+    cudaStream_t other = nullptr;
+    CK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), gpu);
+    cudaStream_t s = stream(gpu);
+    // The interfering copy goes the other way with twice the bytes, so it runs for the whole measured copy.
+    for (int i = 0; i < iters; ++i) {
+      const cudaError_t e =
+          h2d ? cudaMemcpyAsync(other_host.ptr, other_dev.ptr, 2 * bytes, cudaMemcpyDeviceToHost, other)
+              : cudaMemcpyAsync(other_dev.ptr, other_host.ptr, 2 * bytes, cudaMemcpyHostToDevice, other);
+      if (e != cudaSuccess) {
+        cudaStreamDestroy(other);
+        CK(e, gpu);
+      }
+    }
+    const double t = time_on(gpu, s, iters, [&] {
+      CK(h2d ? cudaMemcpyAsync(dev.ptr, host.ptr, bytes, cudaMemcpyHostToDevice, s)
+             : cudaMemcpyAsync(host.ptr, dev.ptr, bytes, cudaMemcpyDeviceToHost, s),
+         gpu);
+    });
+    const cudaError_t done = cudaStreamSynchronize(other);
+    cudaStreamDestroy(other);
+    CK(done, gpu);
+    return t;
+  }
+
   double peer_copy(int src, int dst, std::size_t bytes, bool peer_access, int iters) override {
     set_peer(src, dst, peer_access);
     DeviceBuffer a(src, bytes), b(dst, bytes);

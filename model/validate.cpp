@@ -64,6 +64,24 @@ void attribute(const Platform& p, const std::vector<Route>& routes, PointCheck& 
   c.efficiency = current_efficiency(p, best->link);
 }
 
+/// One GPU's host copy while the same GPU copies the other way: both directions share the duplex
+/// budget of each PCIe link they cross (Platform::both_of), half to each where that is below the
+/// direction's own rate; otherwise the lone route's limit.
+void attribute_duplex(const Platform& p, const Route& one, PointCheck& c) {
+  std::optional<std::size_t> tightest;
+  for (const Crossing& h : one.crossings)
+    if (const auto both = p.both_of(h.link))
+      if (!tightest || p.links()[*both].bandwidth.value < p.links()[*tightest].bandwidth.value)
+        tightest = *both;
+  if (!tightest || p.links()[*tightest].bandwidth.value / 2 >= one.bottleneck.value) {
+    attribute(p, {one}, c);
+    return;
+  }
+  c.bottleneck = p.links()[*tightest].name;
+  c.key = "pcie_duplex_efficiency";
+  c.efficiency = current_efficiency(p, *tightest);
+}
+
 class Validator {
  public:
   Validator(const PlatformFor& platform, const Executor& execute, const Measurements& m)
@@ -363,12 +381,14 @@ class Validator {
         : h2d                             ? r.h2d_gbps
                                           : r.d2h_gbps;
     c.predicted = figure[k];
-    if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes || x.concurrent || x.bidirectional || x.sm_copy)
-      return;
+    if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes || x.concurrent || x.sm_copy) return;
     c.regime = Regime::Bandwidth;
     const DeviceId socket = far ? *far : p.topology().socket_of(g);
-    attribute(p, {h2d ? p.route(socket, g, Transport::HostCopy) : p.route(g, socket, Transport::HostCopy)},
-              c);
+    const Route one = h2d ? p.route(socket, g, Transport::HostCopy) : p.route(g, socket, Transport::HostCopy);
+    if (x.bidirectional)
+      attribute_duplex(p, one, c);
+    else
+      attribute(p, {one}, c);
   }
 
   const PlatformFor& platform_;

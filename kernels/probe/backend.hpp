@@ -54,6 +54,9 @@ class Backend {
   virtual double host_copy_on_node(int gpu, std::size_t bytes, bool h2d, int iters, int numa_node) = 0;
   /// The same on every GPU at once; seconds per run of each GPU's copy, by GPU.
   virtual std::vector<double> host_copy_all(std::size_t bytes, bool h2d, int iters) = 0;
+  /// One GPU's pinned copy in direction `h2d` while the same GPU copies twice the bytes the other way
+  /// on a second stream (nvbandwidth's *_bidirectional_memcpy_ce); seconds per run of the measured copy.
+  virtual double host_copy_bidir(int gpu, std::size_t bytes, bool h2d, int iters) = 0;
   /// cudaMemcpyPeer src -> dst with peer access enabled (when `peer_access` and possible) or disabled.
   virtual double peer_copy(int src, int dst, std::size_t bytes, bool peer_access, int iters) = 0;
   /// Both directions at once (a -> b and b -> a on two streams); seconds per run of the pair.

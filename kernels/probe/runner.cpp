@@ -200,27 +200,49 @@ void Runner::host(calibration::Measurements& m) {
     m.series.push_back(std::move(s));
   }
   remote_host(m);
+  // Each GPU's copy while the same GPU copies the other way (nvbandwidth's *_bidirectional_memcpy_ce):
+  // the host's budget for DMA both ways, which differs by platform (docs/DECISIONS.md).
+  for (bool h2d : {true, false}) {
+    Series s = series(Test::HostCopy, std::string("pinned cudaMemcpy ") + (h2d ? "H2D" : "D2H") +
+                                          " while the same GPU copies twice the bytes the other way");
+    s.direction = h2d ? "h2d" : "d2h";
+    s.bidirectional = true;
+    for (int g = 0; g < static_cast<int>(gpus_.size()); ++g) {
+      step(std::string(h2d ? "H2D" : "D2H") + " with the other direction, GPU " + std::to_string(g));
+      const Summary t =
+          repeat([&] { return backend_.host_copy_bidir(g, bytes, h2d, iterations_for(bytes)); }, plan_.reps);
+      Point p = point(t);
+      p.src = g;
+      p.bytes = bytes;
+      p.gbps = gbps(bytes, t.median);
+      s.points.push_back(p);
+    }
+    m.series.push_back(std::move(s));
+  }
   if (gpus_.size() < 2) return;
-  step("H2D, every GPU at once");
-  std::vector<std::vector<double>> per_gpu(gpus_.size());
-  const auto all = [&] { return backend_.host_copy_all(bytes, true, iterations_for(bytes)); };
-  (void)all();
-  for (int r = 0; r < plan_.reps; ++r) {
-    const std::vector<double> t = all();
-    for (std::size_t g = 0; g < t.size() && g < per_gpu.size(); ++g) per_gpu[g].push_back(t[g]);
+  for (bool h2d : {true, false}) {
+    step(std::string(h2d ? "H2D" : "D2H") + ", every GPU at once");
+    std::vector<std::vector<double>> per_gpu(gpus_.size());
+    const auto all = [&] { return backend_.host_copy_all(bytes, h2d, iterations_for(bytes)); };
+    (void)all();
+    for (int r = 0; r < plan_.reps; ++r) {
+      const std::vector<double> t = all();
+      for (std::size_t g = 0; g < t.size() && g < per_gpu.size(); ++g) per_gpu[g].push_back(t[g]);
+    }
+    Series s = series(Test::HostCopy,
+                      std::string("pinned cudaMemcpy ") + (h2d ? "H2D" : "D2H") + ", every GPU at once");
+    s.direction = h2d ? "h2d" : "d2h";
+    s.concurrent = true;
+    for (std::size_t g = 0; g < per_gpu.size(); ++g) {
+      const Summary t = summarize(per_gpu[g]);
+      Point p = point(t);
+      p.src = static_cast<int>(g);
+      p.bytes = bytes;
+      p.gbps = gbps(bytes, t.median);
+      s.points.push_back(p);
+    }
+    m.series.push_back(std::move(s));
   }
-  Series s = series(Test::HostCopy, "pinned cudaMemcpy H2D, every GPU at once");
-  s.direction = "h2d";
-  s.concurrent = true;
-  for (std::size_t g = 0; g < per_gpu.size(); ++g) {
-    const Summary t = summarize(per_gpu[g]);
-    Point p = point(t);
-    p.src = static_cast<int>(g);
-    p.bytes = bytes;
-    p.gbps = gbps(bytes, t.median);
-    s.points.push_back(p);
-  }
-  m.series.push_back(std::move(s));
 }
 
 void Runner::remote_host(calibration::Measurements& m) {

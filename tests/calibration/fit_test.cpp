@@ -199,6 +199,41 @@ TEST(Validate, HostCopyLatencyIsTheTransportsSetupPlusItsLinks) {
     testing::expect_closed_form("previous + 2 us", before[i].predicted + 2.0, after[i].predicted, "us", 1e-6);
 }
 
+TEST(Validate, HostCopyBothWaysTeachesTheDuplexBudget) {
+  // nvbandwidth's *_bidirectional_memcpy_ce (and rigsim-probe's): one GPU's copy while it copies the
+  // other way. On a Gen4 x16 root port both directions share the link's host-DMA budget, half each:
+  // duplex x wire, the point calibrate fits pcie_duplex_efficiency from.
+  Measurements m;
+  m.file = "synthetic.json";
+  Series h2d = series(calibration::Test::HostCopy, "nvbandwidth"), d2h = h2d;
+  h2d.direction = "h2d", d2h.direction = "d2h";
+  h2d.bidirectional = d2h.bidirectional = true;
+  for (int g = 0; g < 3; ++g) {
+    h2d.points.push_back(copy_point(g, -1, 256.0 * 1024 * 1024));
+    d2h.points.push_back(copy_point(g, -1, 256.0 * 1024 * 1024));
+  }
+  m.series = {h2d, d2h};
+  const CostModel cm = calibration::default_cost_model();
+  const double wire = 16 * 16 * 128.0 / 130 / 8;  // Gen4 x16, GB/s
+  for (const PointCheck& c : run(cm, m)) {
+    EXPECT_EQ(c.key, "pcie_duplex_efficiency") << c.what;
+    EXPECT_EQ(c.regime, Regime::Bandwidth);
+    EXPECT_NE(c.bottleneck.find("/both"), std::string::npos) << c.bottleneck;
+    testing::expect_closed_form("duplex x wire", cm.pcie_duplex_efficiency * wire, c.predicted, "GB/s", 0.01);
+  }
+  CostModel truth = cm;
+  truth.pcie_duplex_efficiency = 0.72;
+  const FitResult r = fit(maker(), engine::run, measured_under(truth, m), cm);
+  bool fitted = false;
+  for (const FittedKey& k : r.keys)
+    if (k.key == "pcie_duplex_efficiency") {
+      fitted = true;
+      EXPECT_TRUE(k.determined) << k.why;
+      EXPECT_NEAR(k.value, 0.72, 0.0072);
+    }
+  EXPECT_TRUE(fitted);
+}
+
 TEST(Validate, CategoriesFollowTheTransport) {
   const auto checks = run(calibration::default_cost_model(), probe_like());
   std::map<std::string, int> count;

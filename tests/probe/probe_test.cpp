@@ -45,9 +45,13 @@ class FakeBackend : public Backend {
   double host_copy_on_node(int, std::size_t bytes, bool h2d, int, int) override {
     return tick(bytes / (h2d ? 10e9 : 11e9));  // across the socket link
   }
-  std::vector<double> host_copy_all(std::size_t bytes, bool, int) override {
+  std::vector<double> host_copy_all(std::size_t bytes, bool h2d, int) override {
     ++calls;
-    return {bytes / 20e9, bytes / 21e9};
+    return h2d ? std::vector<double>{bytes / 20e9, bytes / 21e9}
+               : std::vector<double>{bytes / 19e9, bytes / 18e9};
+  }
+  double host_copy_bidir(int, std::size_t bytes, bool h2d, int) override {
+    return tick(bytes / (h2d ? 17e9 : 16e9));  // the host's duplex budget shared with the other direction
   }
   double peer_copy(int, int, std::size_t bytes, bool on, int) override {
     return tick(bytes <= 4 ? (on ? 10e-6 : 14e-6) : bytes / (on ? 24e9 : 12e9));
@@ -93,9 +97,20 @@ TEST(ProbeRunner, RatesFollowTheToolsDefinitions) {
   EXPECT_TRUE(h2d_lat.latency);
   EXPECT_NEAR(h2d_lat.points[1].latency_us, 6.5 + 4 / 25e3, 1e-9);
   EXPECT_NEAR(find(m, calibration::Test::HostCopy, "D2H latency").points[0].latency_us, 7.0 + 4 / 25e3, 1e-9);
-  const auto& all = find(m, calibration::Test::HostCopy, "every GPU");
+  const auto& all = find(m, calibration::Test::HostCopy, "H2D, every GPU");
   EXPECT_TRUE(all.concurrent);
+  EXPECT_EQ(all.direction, "h2d");
   EXPECT_NEAR(all.points[1].gbps, 21, 1e-9);
+  const auto& all_d2h = find(m, calibration::Test::HostCopy, "D2H, every GPU");
+  EXPECT_TRUE(all_d2h.concurrent);
+  EXPECT_EQ(all_d2h.direction, "d2h");
+  EXPECT_NEAR(all_d2h.points[0].gbps, 19, 1e-9);
+  // The same GPU copying the other way at once (nvbandwidth's *_bidirectional_memcpy_ce).
+  const auto& h2d_bidir = find(m, calibration::Test::HostCopy, "H2D while the same GPU");
+  EXPECT_TRUE(h2d_bidir.bidirectional);
+  EXPECT_FALSE(h2d_bidir.concurrent);
+  EXPECT_NEAR(h2d_bidir.points[1].gbps, 17, 1e-9);
+  EXPECT_NEAR(find(m, calibration::Test::HostCopy, "D2H while the same GPU").points[0].gbps, 16, 1e-9);
   EXPECT_NEAR(find(m, calibration::Test::PeerCopy, "P2P=Enabled unidirectional").points[0].gbps, 24, 1e-9);
   EXPECT_NEAR(find(m, calibration::Test::PeerCopy, "P2P=Disabled unidirectional").points[0].gbps, 12, 1e-9);
   // Bidirectional: both directions' bytes over the pair's time, as p2pBandwidthLatencyTest sums them.
