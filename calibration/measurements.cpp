@@ -169,6 +169,11 @@ Point read_point(ObjectReader r, const Series& s, std::size_t gpus) {
             "in-place run is published, \"in_place_busbw_gbs\" or \"in_place_time_us\")");
       break;
     case Test::PeerCopy:
+      if (!s.fan.empty()) {  // every other GPU and this one: the point names this one
+        p.src = read_device(r, "gpu", gpus);
+        read_copy_value(r, s, p);
+        break;
+      }
       p.src = read_device(r, "src", gpus);
       p.dst = read_device(r, "dst", gpus);
       if (p.src == p.dst)
@@ -252,6 +257,18 @@ Series read_series(ObjectReader r, std::size_t gpus) {
       if (s.latency && s.bidirectional)
         r.fail("latency", "a latency series is one way (no \"bidirectional\")");
       s.sm_copy = read_copy(r);
+      if (const auto fan = r.optional_string("fan")) {
+        if (*fan != "in" && *fan != "out")
+          r.fail("fan",
+                 "expected \"in\" (every other GPU copies to the point's GPU at once) or \"out\" (it "
+                 "copies to every other GPU at once), got \"" +
+                     *fan + "\"");
+        if (!s.peer_access || s.bidirectional || s.latency || s.sm_copy)
+          r.fail("fan",
+                 "a fan series is nvbandwidth's all_to_one / one_to_all copy-engine test: peer access, "
+                 "one way, bandwidth");
+        s.fan = *fan;
+      }
       if (s.sm_copy && (!s.peer_access || s.bidirectional || s.latency))
         r.fail("copy",
                "an SM copy series is nvbandwidth's device_to_device_memcpy_write_sm: one way, with "
@@ -323,8 +340,12 @@ json point_json(const Series& s, const Point& p) {
       put("in_place_busbw_gbs", p.in_place_busbw_gbs);
       break;
     case Test::PeerCopy:
-      j["src"] = p.src;
-      j["dst"] = p.dst;
+      if (s.fan.empty()) {
+        j["src"] = p.src;
+        j["dst"] = p.dst;
+      } else {
+        j["gpu"] = p.src;
+      }
       if (p.bytes > 0) j["bytes"] = p.bytes;
       put("gbps", p.gbps);
       put("latency_us", p.latency_us);
@@ -371,6 +392,7 @@ json series_json(const Series& s) {
       if (s.bidirectional) j["bidirectional"] = true;
       if (s.latency) j["latency"] = true;
       if (s.sm_copy) j["copy"] = "sm";
+      if (!s.fan.empty()) j["fan"] = s.fan;
       break;
     case Test::HostCopy:
       j["direction"] = s.direction;

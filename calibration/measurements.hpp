@@ -89,8 +89,12 @@ struct Series {
   bool peer_access = true;  // the sample's P2P=Enabled (peer access where the driver allows it)
   bool bidirectional = false;
   bool latency = false;  // points carry latency_us instead of gbps (PeerCopy and HostCopy)
-  bool sm_copy =
-      false;  // "copy": "sm": a copy kernel's stores (nvbandwidth *_write_sm, device_to_host_memcpy_sm)
+  // "copy": "sm": a copy kernel's stores (nvbandwidth *_write_sm, device_to_host_memcpy_sm).
+  bool sm_copy = false;
+  // PeerCopy "fan": "in": every other GPU with peer access copies to the point's GPU at once
+  // (nvbandwidth all_to_one_write_ce, one_to_all_read_ce); "out": it copies to every other GPU at once
+  // (one_to_all_write_ce, all_to_one_read_ce). Points carry `gpu` (as src); the figure is the total.
+  std::string fan;
   // HostCopy
   std::string direction;    // "h2d" or "d2h"
   bool concurrent = false;  // every GPU at once (points then give each GPU's share)

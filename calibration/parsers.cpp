@@ -457,9 +457,14 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
     // SM copies: the kernels' stores (to a peer, to host memory); their reads are not simulated.
     const bool sm_d2d = test == "device_to_device_memcpy_write_sm",
                sm_d2h = test == "device_to_host_memcpy_sm";
+    // Every peer to one GPU and one GPU to every peer (testcase.cpp allToOneHelper / oneToAllHelper): the
+    // read tests swap the buffers, so data flows into the GPU in all_to_one_write and one_to_all_read.
+    const std::string fan = test == "all_to_one_write_ce" || test == "one_to_all_read_ce"   ? "in"
+                            : test == "one_to_all_write_ce" || test == "all_to_one_read_ce" ? "out"
+                                                                                            : "";
     const auto host = host_tests.find(sm_d2h ? "device_to_host_memcpy_ce" : test);
-    const bool d2d =
-        test == "device_to_device_memcpy_read_ce" || test == "device_to_device_memcpy_write_ce" || sm_d2d;
+    const bool d2d = test == "device_to_device_memcpy_read_ce" ||
+                     test == "device_to_device_memcpy_write_ce" || sm_d2d || !fan.empty();
     if (host == host_tests.end() && !d2d) {
       out.notes.push_back(
           test + " (line " + std::to_string(i + 1) + ") is not imported: " +
@@ -486,6 +491,7 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
     s.command = test;
     s.test = d2d ? Test::PeerCopy : Test::HostCopy;
     s.sm_copy = sm_d2d || sm_d2h;
+    s.fan = fan;
     if (!d2d) {
       const auto& [h2d, bidirectional, concurrent] = host->second;
       s.direction = h2d ? "h2d" : "d2h";
@@ -504,7 +510,7 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
         Point p;
         p.bytes = bytes;
         p.gbps = v;
-        if (d2d) {
+        if (d2d && fan.empty()) {
           p.src = reversed ? static_cast<int>(c) : static_cast<int>(*r);
           p.dst = reversed ? static_cast<int>(*r) : static_cast<int>(c);
         } else {

@@ -174,6 +174,8 @@ class Planner {
 
   void pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat);
   void host_copies();
+  /// nvbandwidth's all_to_one and one_to_all copy-engine tests for GPU i (P2pBenchResult::fan_in_gbps).
+  void fans(std::size_t i);
   /// One of nvbandwidth's host tests (P2pBenchResult) for GPU i, read into into[i].
   void host_test(std::size_t i, bool h2d, bool bidir, bool all, std::vector<double>& into);
   void run();
@@ -265,12 +267,32 @@ void Planner::host_copies() {
                            }});
     }
   }
+  for (std::size_t i = 0; i < n; ++i) fans(i);
   for (std::size_t i = 0; i < n; ++i)
     for (bool h2d : {true, false}) {
       host_test(i, h2d, false, true, h2d ? out_.h2d_concurrent_gbps : out_.d2h_concurrent_gbps);
       host_test(i, h2d, true, false, h2d ? out_.h2d_bidir_gbps : out_.d2h_bidir_gbps);
       host_test(i, h2d, true, true, h2d ? out_.h2d_concurrent_bidir_gbps : out_.d2h_concurrent_bidir_gbps);
     }
+}
+
+void Planner::fans(std::size_t i) {
+  const double s = size_.value;
+  for (bool in : {true, false}) {
+    std::vector<Transfer> phase;
+    for (std::size_t k = 0; k < out_.gpus.size(); ++k) {
+      if (k == i || !(in ? out_.can_access[k][i] : out_.can_access[i][k])) continue;
+      const DeviceId from = in ? gpu(k) : gpu(i), to = in ? gpu(i) : gpu(k);
+      phase.push_back(copy(from, to, Bytes{s * p_.copy_engine_share(from, to)}, Transport::P2p,
+                           in ? "fan in" : "fan out"));
+    }
+    if (phase.empty()) continue;
+    const double total = s * static_cast<double>(phase.size());
+    std::vector<double>& into = in ? out_.fan_in_gbps : out_.fan_out_gbps;
+    readings_.push_back({plan_.add(std::move(phase)), [&into, i, total](const RunResult& r, const auto& ids) {
+                           into[i] = gbps(total, phase_seconds(r, ids));
+                         }});
+  }
 }
 
 void Planner::host_test(std::size_t i, bool h2d, bool bidir, bool all, std::vector<double>& into) {
@@ -322,8 +344,9 @@ void prepare(const Platform& p, const P2pBenchOptions& o, P2pBenchResult& out) {
     *m = square(n);
   out.h2d_gbps.assign(n, 0.0);
   out.d2h_gbps.assign(n, 0.0);
-  for (auto* v : {&out.d2h_sm_gbps, &out.h2d_concurrent_gbps, &out.d2h_concurrent_gbps, &out.h2d_bidir_gbps,
-                  &out.d2h_bidir_gbps, &out.h2d_concurrent_bidir_gbps, &out.d2h_concurrent_bidir_gbps})
+  for (auto* v : {&out.fan_in_gbps, &out.fan_out_gbps, &out.d2h_sm_gbps, &out.h2d_concurrent_gbps,
+                  &out.d2h_concurrent_gbps, &out.h2d_bidir_gbps, &out.d2h_bidir_gbps,
+                  &out.h2d_concurrent_bidir_gbps, &out.d2h_concurrent_bidir_gbps})
     v->assign(n, 0.0);
   out.h2d_latency_us.assign(n, 0.0);
   out.d2h_latency_us.assign(n, 0.0);

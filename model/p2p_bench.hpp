@@ -77,6 +77,10 @@ struct P2pBenchResult {
   /// payloads: over NVLink the link's kernel rate (NCCL's figure), over PCIe 128-byte TLPs.
   Matrix uni_p2p_on_sm;
   std::vector<double> d2h_sm_gbps;
+  /// nvbandwidth's all_to_one / one_to_all copy-engine tests, GB/s in all: every other GPU with peer
+  /// access copying to GPU i at once (fan in), GPU i copying to every other at once (fan out); total
+  /// bytes over the time from the first start to the last finish (its TOTAL_BW). 0 without peers.
+  std::vector<double> fan_in_gbps, fan_out_gbps;
   /// nvbandwidth's host tests, GB/s of GPU i's measured copy: every GPU copying the same way
   /// (host_to_all / all_to_host_memcpy_ce); the other direction on the same GPU at once
   /// (host_to_device / device_to_host_bidirectional_memcpy_ce); both directions on every GPU

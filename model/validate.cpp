@@ -289,9 +289,40 @@ class Validator {
     }
   }
 
+  /// nvbandwidth's all_to_one / one_to_all: every peer of the point's GPU copying to it, or it to them.
+  void fan(const Platform& p, const P2pBenchResult& r, std::size_t s, std::size_t i, PointCheck& c) const {
+    const Series& x = m_.series[s];
+    const Point& pt = x.points[i];
+    const DeviceId g = gpu(p, s, i, pt.src);
+    const auto k = static_cast<std::size_t>(pt.src);
+    const bool in = x.fan == "in";
+    c.predicted = (in ? r.fan_in_gbps : r.fan_out_gbps)[k];
+    if (!(c.predicted > 0))
+      fail(point_pointer(s, i), "GPU " + std::to_string(pt.src) + " of \"" + p.topology().name() +
+                                    "\" has no peer with peer access, so there is nothing to copy " +
+                                    (in ? "to it" : "from it"));
+    c.what = std::string("copy engines, every peer ") + (in ? "to GPU " : "from GPU ") +
+             std::to_string(pt.src) + " " + size_text(static_cast<double>(pt.bytes));
+    // The category of its first peer's path, as one pair's would be.
+    const auto gpus = p.topology().gpus();
+    for (std::size_t j = 0; j < gpus.size(); ++j) {
+      if (j == k || !(in ? r.can_access[j][k] : r.can_access[k][j])) continue;
+      const topology::Path path = p.topology().path(g, gpus[j]);
+      c.category = path.nccl == PathClass::NVL || path.nccl == PathClass::NVB   ? "p2p-nvlink"
+                   : path.nccl == PathClass::PIX || path.nccl == PathClass::PXB ? "p2p-pcie-switch"
+                   : path.nccl == PathClass::PHB                                ? "p2p-root-complex"
+                                                                                : "p2p-cross-socket";
+      break;
+    }
+  }
+
   void peer(const Platform& p, const P2pBenchResult& r, std::size_t s, std::size_t i, PointCheck& c) const {
     const Series& x = m_.series[s];
     const Point& pt = x.points[i];
+    if (!x.fan.empty()) {
+      fan(p, r, s, i, c);
+      return;
+    }
     const DeviceId a = gpu(p, s, i, pt.src), b = gpu(p, s, i, pt.dst);
     const auto src = static_cast<std::size_t>(pt.src), dst = static_cast<std::size_t>(pt.dst);
     const bool direct = x.peer_access && r.can_access[src][dst];

@@ -159,6 +159,13 @@ std::string p2p_bench_text(const P2pBenchResult& r) {
          "   GPU    D2H\n";
   for (std::size_t i = 0; i < r.gpus.size(); ++i)
     out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f", r.d2h_sm_gbps[i]) << "\n";
+  out << "[nvbandwidth] all_to_one / one_to_all (copy engines, peers with access): every other GPU copying "
+         "to "
+         "the GPU at once, the GPU copying to every other (GB/s in all)\n"
+         "   GPU     in    out\n";
+  for (std::size_t i = 0; i < r.gpus.size(); ++i)
+    out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f ", r.fan_in_gbps[i])
+        << cell("%6.02f", r.fan_out_gbps[i]) << "\n";
   why(out, r);
   return out.str();
 }
@@ -179,6 +186,8 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
   j["d2h_gbps"] = rounded(r.d2h_gbps);
   j["uni_p2p_on_sm"] = rounded(r.uni_p2p_on_sm);
   j["d2h_sm_gbps"] = rounded(r.d2h_sm_gbps);
+  j["fan_in_gbps"] = rounded(r.fan_in_gbps);
+  j["fan_out_gbps"] = rounded(r.fan_out_gbps);
   j["h2d_concurrent_gbps"] = rounded(r.h2d_concurrent_gbps);
   j["d2h_concurrent_gbps"] = rounded(r.d2h_concurrent_gbps);
   j["h2d_bidir_gbps"] = rounded(r.h2d_bidir_gbps);

@@ -33,7 +33,9 @@ json sample() {
       {"tool": "nvbandwidth", "test": "peer_copy", "peer_access": true, "copy": "sm",
        "points": [{"src": 0, "dst": 1, "bytes": 536870912, "gbps": 717.2}]},
       {"tool": "nvbandwidth", "test": "host_copy", "direction": "d2h", "copy": "sm",
-       "points": [{"gpu": 0, "bytes": 536870912, "gbps": 52.7}]}
+       "points": [{"gpu": 0, "bytes": 536870912, "gbps": 52.7}]},
+      {"tool": "nvbandwidth", "test": "peer_copy", "peer_access": true, "fan": "in",
+       "points": [{"gpu": 1, "bytes": 536870912, "gbps": 795.3}]}
     ]})");
 }
 
@@ -48,7 +50,9 @@ std::string error_of(const json& doc) {
 
 TEST(Measurements, RoundTripKeepsEveryField) {
   const Measurements m = measurements_from_json(sample(), "m.json");
-  ASSERT_EQ(m.series.size(), 10u);
+  ASSERT_EQ(m.series.size(), 11u);
+  EXPECT_EQ(m.series[10].fan, "in");
+  EXPECT_EQ(m.series[10].points[0].src, 1);
   EXPECT_TRUE(m.series[7].concurrent && m.series[7].bidirectional);
   EXPECT_TRUE(m.series[8].sm_copy);
   EXPECT_TRUE(m.series[9].sm_copy);
@@ -143,6 +147,12 @@ TEST(Measurements, MistakesAreLocated) {
   d = sample();
   d["series"][9]["direction"] = "h2d";  // an SM read of host memory is not simulated
   EXPECT_NE(error_of(d).find("/series/9/copy: an SM host-copy series"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][10]["fan"] = "both";
+  EXPECT_NE(error_of(d).find("/series/10/fan"), std::string::npos) << error_of(d);
+  d = sample();
+  d["series"][10]["peer_access"] = false;  // nvbandwidth's fan tests need peers with access
+  EXPECT_NE(error_of(d).find("/series/10/fan"), std::string::npos) << error_of(d);
   d = sample();
   d["rig"]["gpus"][1]["index"] = 3;
   EXPECT_NE(error_of(d).find("/rig/gpus/1/index"), std::string::npos) << error_of(d);

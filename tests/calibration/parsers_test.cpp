@@ -109,7 +109,7 @@ TEST(ParseBandwidthTest, QuickMode) {
 TEST(ParseNvbandwidth, CopyEngineTestsAndNotesForTheRest) {
   NEED_DATA();
   const ParseResult r = load_any(capture("p2p/llmaction-8xh800-nvbandwidth-v0.2-all.txt"));
-  EXPECT_EQ(r.measurements.series.size(), 12u);
+  EXPECT_EQ(r.measurements.series.size(), 16u);
   EXPECT_DOUBLE_EQ(only(r, calibration::Test::HostCopy, 0).points[0].gbps, 55.28);
   EXPECT_EQ(only(r, calibration::Test::HostCopy, 0).points[0].bytes, 64u << 20);  // v0.2: 64 MiB buffers
   // The host tests with other copies running, in the file's order: each GPU's measured copy.
@@ -131,7 +131,7 @@ TEST(ParseNvbandwidth, CopyEngineTestsAndNotesForTheRest) {
   EXPECT_TRUE(host_to_all_bidir.concurrent && host_to_all_bidir.bidirectional);
   EXPECT_DOUBLE_EQ(host_to_all_bidir.points[0].gbps, 33.49);
   // SM copies: a kernel's stores to a peer (row -> column) and to host memory; its reads are notes.
-  const Series& sm_write = only(r, calibration::Test::PeerCopy, 2);
+  const Series& sm_write = only(r, calibration::Test::PeerCopy, 6);
   EXPECT_TRUE(sm_write.sm_copy);
   EXPECT_EQ(sm_write.points[0].src, 0);
   EXPECT_EQ(sm_write.points[0].dst, 1);
@@ -141,6 +141,15 @@ TEST(ParseNvbandwidth, CopyEngineTestsAndNotesForTheRest) {
   EXPECT_EQ(sm_d2h.direction, "d2h");
   EXPECT_DOUBLE_EQ(sm_d2h.points[0].gbps, 52.81);
   EXPECT_FALSE(only(r, calibration::Test::HostCopy, 0).sm_copy);
+  // Every peer into one GPU and one GPU out to every peer: a row per GPU, the read tests' data reversed.
+  const Series& all_to_one_write = only(r, calibration::Test::PeerCopy, 2);
+  EXPECT_EQ(all_to_one_write.fan, "in");
+  EXPECT_EQ(all_to_one_write.points.size(), 8u);
+  EXPECT_EQ(all_to_one_write.points[1].src, 1);
+  EXPECT_DOUBLE_EQ(all_to_one_write.points[0].gbps, 177.69);
+  EXPECT_EQ(only(r, calibration::Test::PeerCopy, 3).fan, "out");  // all_to_one_read
+  EXPECT_EQ(only(r, calibration::Test::PeerCopy, 4).fan, "out");  // one_to_all_write
+  EXPECT_EQ(only(r, calibration::Test::PeerCopy, 5).fan, "in");   // one_to_all_read
   const Series& read = only(r, calibration::Test::PeerCopy, 0);
   EXPECT_EQ(read.points.size(), 56u);  // 8 x 7, N/A diagonal skipped
   const Series& write = only(r, calibration::Test::PeerCopy, 1);
@@ -152,7 +161,7 @@ TEST(ParseNvbandwidth, CopyEngineTestsAndNotesForTheRest) {
   EXPECT_DOUBLE_EQ(write.points[0].gbps, 176.08);
   EXPECT_EQ(r.measurements.rig.driver, "525.105.17");
   EXPECT_EQ(r.measurements.series[0].tool_version, "v0.2");
-  EXPECT_GE(r.notes.size(), 18u);  // every other test named
+  EXPECT_GE(r.notes.size(), 14u);  // every other test named
 }
 
 std::string error_of(const std::string& text, const std::string& name = "x_all_reduce.txt") {

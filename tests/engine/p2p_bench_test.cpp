@@ -193,6 +193,10 @@ TEST(P2pBench, CopyEnginesGetMoreOfAnNvlinkThanNcclsKernels) {
   const P2pBenchResult r = run_p2p_bench(Platform(*topo, calibration::default_cost_model()), engine::run);
   expect_closed_form("12 x 25 GB/s x 256 / (256 + 32)", 12 * 25 * 256.0 / 288, r.uni_p2p_on[0][1], "GB/s");
   expect_closed_form("2 x 12 x 25 GB/s x 256 / 288", 2 * 12 * 25 * 256.0 / 288, r.bi_p2p_on[0][1], "GB/s");
+  // nvbandwidth's all_to_one / one_to_all: seven peers' copy engines into one GPU (or it out to them)
+  // fill that GPU's switch port, the same 12 x 25 x 256 / 288 in all.
+  expect_closed_form("12 x 25 GB/s x 256 / 288 in all", 12 * 25 * 256.0 / 288, r.fan_in_gbps[0], "GB/s");
+  expect_closed_form("12 x 25 GB/s x 256 / 288 in all", 12 * 25 * 256.0 / 288, r.fan_out_gbps[5], "GB/s");
   // nvbandwidth's SM write copy moves 128-byte payloads: the kernels' 20 of 25 GB/s per link.
   expect_closed_form("12 x 25 GB/s x 0.8", 12 * 25 * 0.8, r.uni_p2p_on_sm[0][1], "GB/s");
   // PCIe routes are not affected: the x8 pair stays at its PCIe rate (the ClosedForms test above).
