@@ -463,20 +463,37 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
                             : test == "one_to_all_write_ce" || test == "all_to_one_read_ce" ? "out"
                                                                                             : "";
     const auto host = host_tests.find(sm_d2h ? "device_to_host_memcpy_ce" : test);
+    // Both directions between two GPUs at once: from v0.6 the tool prints each direction and their Total
+    // (the sum, what p2pBandwidthLatencyTest's bidirectional figure is); before, the CE tests printed the
+    // measured direction alone. rigsim imports the Total.
+    int v_major = 0, v_minor = 0;
+    const bool totals =
+        std::sscanf(tool_version.c_str(), "v%d.%d", &v_major, &v_minor) == 2 && (v_major > 0 || v_minor >= 6);
+    const bool d2d_bidir = test == "device_to_device_bidirectional_memcpy_read_ce" ||
+                           test == "device_to_device_bidirectional_memcpy_write_ce";
     const bool d2d = test == "device_to_device_memcpy_read_ce" ||
-                     test == "device_to_device_memcpy_write_ce" || sm_d2d || !fan.empty();
+                     test == "device_to_device_memcpy_write_ce" || sm_d2d || !fan.empty() ||
+                     (d2d_bidir && totals);
     if (host == host_tests.end() && !d2d) {
       out.notes.push_back(
           test + " (line " + std::to_string(i + 1) + ") is not imported: " +
           (test.ends_with("_sm")
                ? "an SM (kernel) copy other than a lone store (to a peer or to host memory); "
                  "rigsim simulates those and copy-engine copies"
-           : test.find("bidirectional") != std::string::npos
-               ? "nvbandwidth's device-to-device bidirectional figures changed meaning between versions"
-               : "no rigsim series for this pattern"));
+           : d2d_bidir ? "before v0.6 the tool printed one direction of a bidirectional pair, not their total"
+                       : "no rigsim series for this pattern"));
       continue;
     }
     std::size_t at = i + 1;
+    if (d2d_bidir) {  // skip to the Total matrix of this test
+      while (at < l.text.size() && l.text[at].find("Total bandwidth") == std::string::npos &&
+             l.text[at].rfind("Running ", 0) != 0)
+        ++at;
+      if (at >= l.text.size() || l.text[at].rfind("Running ", 0) == 0)
+        l.fail(at < l.text.size() ? at : l.text.size() - 1,
+               "expected the \"... Total bandwidth (GB/s)\" matrix of " + test +
+                   " (nvbandwidth v0.6 and later)");
+    }
     if (at >= l.text.size() || l.text[at].find("bandwidth") == std::string::npos)
       l.fail(at, "expected the \"memcpy CE|SM ... bandwidth (GB/s)\" title after \"Running " + test + ".\"");
     // The data flows column -> row in the read tests and row -> column in the write tests, whatever
@@ -492,6 +509,7 @@ ParseResult parse_nvbandwidth(const std::string& text, const std::string& file) 
     s.test = d2d ? Test::PeerCopy : Test::HostCopy;
     s.sm_copy = sm_d2d || sm_d2h;
     s.fan = fan;
+    s.bidirectional = d2d_bidir;
     if (!d2d) {
       const auto& [h2d, bidirectional, concurrent] = host->second;
       s.direction = h2d ? "h2d" : "d2h";

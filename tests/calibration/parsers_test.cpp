@@ -164,6 +164,46 @@ TEST(ParseNvbandwidth, CopyEngineTestsAndNotesForTheRest) {
   EXPECT_GE(r.notes.size(), 14u);  // every other test named
 }
 
+TEST(ParseNvbandwidth, BidirectionalPeerCopiesFromV06AreTheirTotal) {
+  // From v0.6 a device-to-device bidirectional test prints each direction, then their Total; before, one
+  // direction alone, which is not imported.
+  const std::string v08 =
+      "nvbandwidth Version: v0.8\n\n"
+      "Running device_to_device_bidirectional_memcpy_write_ce.\n"
+      "memcpy CE GPU(row) <-> GPU(column) Write1 bandwidth (GB/s)\n"
+      "           0         1\n"
+      " 0       N/A    770.26\n"
+      " 1    770.26       N/A\n\n"
+      "SUM device_to_device_bidirectional_memcpy_write_ce_write1 1540.52\n\n"
+      "memcpy CE GPU(row) <-> GPU(column) Write2 bandwidth (GB/s)\n"
+      "           0         1\n"
+      " 0       N/A    769.91\n"
+      " 1    769.91       N/A\n\n"
+      "memcpy CE GPU(row) <-> GPU(column) Total bandwidth (GB/s)\n"
+      "           0         1\n"
+      " 0       N/A   1540.17\n"
+      " 1   1540.17       N/A\n\n"
+      "SUM device_to_device_bidirectional_memcpy_write_ce_total 3080.34\n";
+  const ParseResult r = parse_nvbandwidth(v08, "nvbandwidth.txt");
+  ASSERT_EQ(r.measurements.series.size(), 1u);
+  const Series& bi = r.measurements.series[0];
+  EXPECT_TRUE(bi.bidirectional);
+  EXPECT_TRUE(bi.peer_access);
+  ASSERT_EQ(bi.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(bi.points[0].gbps, 1540.17);
+  EXPECT_EQ(bi.points[0].src, 0);
+  EXPECT_EQ(bi.points[0].dst, 1);
+  std::string old = v08;
+  old.replace(old.find("v0.8"), 4, "v0.5");
+  try {
+    (void)parse_nvbandwidth(old, "nvbandwidth.txt");
+    ADD_FAILURE() << "a v0.5 bidirectional figure was imported";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no nvbandwidth test rigsim imports"), std::string::npos)
+        << e.what();
+  }
+}
+
 std::string error_of(const std::string& text, const std::string& name = "x_all_reduce.txt") {
   try {
     (void)parse_nccl_tests(text, name);
