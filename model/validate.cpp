@@ -82,6 +82,14 @@ void attribute_duplex(const Platform& p, const Route& one, PointCheck& c) {
   c.efficiency = current_efficiency(p, *tightest);
 }
 
+/// The category of a direct peer copy: the transport its path class names.
+std::string direct_category(PathClass path) {
+  return path == PathClass::NVL || path == PathClass::NVB   ? "p2p-nvlink"
+         : path == PathClass::PIX || path == PathClass::PXB ? "p2p-pcie-switch"
+         : path == PathClass::PHB                           ? "p2p-root-complex"
+                                                            : "p2p-cross-socket";
+}
+
 class Validator {
  public:
   Validator(const PlatformFor& platform, const Executor& execute, const Measurements& m)
@@ -307,11 +315,7 @@ class Validator {
     const auto gpus = p.topology().gpus();
     for (std::size_t j = 0; j < gpus.size(); ++j) {
       if (j == k || !(in ? r.can_access[j][k] : r.can_access[k][j])) continue;
-      const topology::Path path = p.topology().path(g, gpus[j]);
-      c.category = path.nccl == PathClass::NVL || path.nccl == PathClass::NVB   ? "p2p-nvlink"
-                   : path.nccl == PathClass::PIX || path.nccl == PathClass::PXB ? "p2p-pcie-switch"
-                   : path.nccl == PathClass::PHB                                ? "p2p-root-complex"
-                                                                                : "p2p-cross-socket";
+      c.category = direct_category(p.topology().path(g, gpus[j]).nccl);
       break;
     }
   }
@@ -332,17 +336,7 @@ class Validator {
                                 : "uni ") +
              std::to_string(pt.src) + "->" + std::to_string(pt.dst) +
              (x.latency ? "" : " " + size_text(static_cast<double>(pt.bytes)));
-    const topology::Path path = p.topology().path(a, b);
-    if (!direct)
-      c.category = "staged";
-    else if (path.nccl == PathClass::NVL || path.nccl == PathClass::NVB)
-      c.category = "p2p-nvlink";
-    else if (path.nccl == PathClass::PIX || path.nccl == PathClass::PXB)
-      c.category = "p2p-pcie-switch";
-    else if (path.nccl == PathClass::PHB)
-      c.category = "p2p-root-complex";
-    else
-      c.category = "p2p-cross-socket";
+    c.category = direct ? direct_category(p.topology().path(a, b).nccl) : "staged";
     if (x.sm_copy) {
       if (!direct)
         fail(series_pointer(s) + "/points/" + std::to_string(i),

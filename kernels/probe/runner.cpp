@@ -162,16 +162,17 @@ void Runner::memory(calibration::Measurements& m) {
   m.series.push_back(std::move(s));
 }
 
-void Runner::host(calibration::Measurements& m) {
+void Runner::host_bandwidth(calibration::Measurements& m, const std::string& what, bool bidirectional,
+                            const std::function<double(int, bool)>& seconds) {
   const std::size_t bytes = plan_.copy_bytes;
   for (bool h2d : {true, false}) {
-    Series s = series(Test::HostCopy,
-                      std::string("pinned cudaMemcpy ") + (h2d ? "H2D" : "D2H") + ", each GPU alone");
+    const std::string name = h2d ? "H2D" : "D2H";
+    Series s = series(Test::HostCopy, "pinned cudaMemcpy " + name + what);
     s.direction = h2d ? "h2d" : "d2h";
+    s.bidirectional = bidirectional;
     for (int g = 0; g < static_cast<int>(gpus_.size()); ++g) {
-      step(std::string(h2d ? "H2D" : "D2H") + " GPU " + std::to_string(g));
-      const Summary t =
-          repeat([&] { return backend_.host_copy(g, bytes, h2d, iterations_for(bytes)); }, plan_.reps);
+      step(name + what + ": GPU " + std::to_string(g));
+      const Summary t = repeat([&] { return seconds(g, h2d); }, plan_.reps);
       Point p = point(t);
       p.src = g;
       p.bytes = bytes;
@@ -180,6 +181,12 @@ void Runner::host(calibration::Measurements& m) {
     }
     m.series.push_back(std::move(s));
   }
+}
+
+void Runner::host(calibration::Measurements& m) {
+  const std::size_t bytes = plan_.copy_bytes;
+  host_bandwidth(m, ", each GPU alone", false,
+                 [&](int g, bool h2d) { return backend_.host_copy(g, bytes, h2d, iterations_for(bytes)); });
   // Latency: 4-byte copies, each waited for by the host, wall time per copy (CostModel::
   // host_copy_latency's meaning: a host-synchronised copy, as the driver runs each leg of a staged peer
   // copy; back to back without waiting, a copy costs about a third of it: docs/DECISIONS.md).
@@ -202,23 +209,9 @@ void Runner::host(calibration::Measurements& m) {
   remote_host(m);
   // Each GPU's copy while the same GPU copies the other way (nvbandwidth's *_bidirectional_memcpy_ce):
   // the host's budget for DMA both ways, which differs by platform (docs/DECISIONS.md).
-  for (bool h2d : {true, false}) {
-    Series s = series(Test::HostCopy, std::string("pinned cudaMemcpy ") + (h2d ? "H2D" : "D2H") +
-                                          " while the same GPU copies twice the bytes the other way");
-    s.direction = h2d ? "h2d" : "d2h";
-    s.bidirectional = true;
-    for (int g = 0; g < static_cast<int>(gpus_.size()); ++g) {
-      step(std::string(h2d ? "H2D" : "D2H") + " with the other direction, GPU " + std::to_string(g));
-      const Summary t =
-          repeat([&] { return backend_.host_copy_bidir(g, bytes, h2d, iterations_for(bytes)); }, plan_.reps);
-      Point p = point(t);
-      p.src = g;
-      p.bytes = bytes;
-      p.gbps = gbps(bytes, t.median);
-      s.points.push_back(p);
-    }
-    m.series.push_back(std::move(s));
-  }
+  host_bandwidth(m, " while the same GPU copies twice the bytes the other way", true, [&](int g, bool h2d) {
+    return backend_.host_copy_bidir(g, bytes, h2d, iterations_for(bytes));
+  });
   if (gpus_.size() < 2) return;
   for (bool h2d : {true, false}) {
     step(std::string(h2d ? "H2D" : "D2H") + ", every GPU at once");

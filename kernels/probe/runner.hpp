@@ -76,6 +76,10 @@ class Runner {
   void step(const std::string& what);
   void memory(calibration::Measurements& m);
   void host(calibration::Measurements& m);
+  /// One bandwidth series per direction, each GPU in turn: `seconds(gpu, h2d)` times one copy of
+  /// copy_bytes; `what` ends the series' command and progress lines.
+  void host_bandwidth(calibration::Measurements& m, const std::string& what, bool bidirectional,
+                      const std::function<double(int, bool)>& seconds);
   void remote_host(calibration::Measurements& m);
   void peer(calibration::Measurements& m);
   void gemm(calibration::Measurements& m);
