@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -178,6 +179,8 @@ class Planner {
   void fans(std::size_t i);
   /// One of nvbandwidth's host tests (P2pBenchResult) for GPU i, read into into[i].
   void host_test(std::size_t i, bool h2d, bool bidir, bool all, std::vector<double>& into);
+  /// The link of the phase's first (measured) copy that its copies crowd most.
+  HostTestWhy crowded(const std::vector<Transfer>& phase) const;
   void run();
 
  private:
@@ -192,7 +195,15 @@ class Planner {
   std::vector<DeviceId> gpus_;
   PhasedPlan plan_;
   std::vector<Reading> readings_;
+  std::vector<HostTestWhy> whys_;  // one per host test and GPU, figures filled by run()
 };
+
+/// The order the host tests are explained in (the text table's columns).
+int test_rank(const std::string& test) {
+  static const std::vector<std::string> order{"H2D all",   "D2H all",       "H2D bidir",
+                                              "D2H bidir", "H2D all bidir", "D2H all bidir"};
+  return static_cast<int>(std::find(order.begin(), order.end(), test) - order.begin());
+}
 
 void Planner::pairs(bool p2p_on, Matrix& uni, Matrix& bi, Matrix& lat) {
   const std::size_t n = out_.gpus.size();
@@ -310,15 +321,63 @@ void Planner::host_test(std::size_t i, bool h2d, bool bidir, bool all, std::vect
     add(k, h2d, twice, "other gpu");
     if (bidir) add(k, !h2d, twice, "other gpu, other direction");
   }
-  readings_.push_back({plan_.add(std::move(phase)), [&into, i, s](const RunResult& r, const auto& ids) {
-                         const auto& t = r.transfers[ids.front()];
-                         into[i] = gbps(s, t.finish.value - t.start.value);
-                       }});
+  HostTestWhy why = crowded(phase);
+  why.test = std::string(h2d ? "H2D" : "D2H") + (all ? " all" : "") + (bidir ? " bidir" : "");
+  why.gpu = i;
+  whys_.push_back(std::move(why));
+  const std::size_t at = whys_.size() - 1;
+  readings_.push_back(
+      {plan_.add(std::move(phase)), [this, &into, i, s, at](const RunResult& r, const auto& ids) {
+         const auto& t = r.transfers[ids.front()];
+         into[i] = whys_[at].gbps = gbps(s, t.finish.value - t.start.value);
+       }});
+}
+
+HostTestWhy Planner::crowded(const std::vector<Transfer>& phase) const {
+  // Copies crossing each link that way (a duplex link's directions apart, as Platform::route_limit).
+  std::map<Crossing, std::size_t> copies;
+  std::vector<Route> routes;
+  for (const Transfer& t : phase) {
+    routes.push_back(p_.route(t.src, t.dst, Transport::HostCopy));
+    for (const Crossing& h : routes.back().crossings)
+      ++copies[{h.link, p_.links()[h.link].duplex && h.downstream}];
+  }
+  HostTestWhy w;
+  double share = 0;
+  for (const Crossing& h : routes.front().crossings) {
+    const Crossing key{h.link, p_.links()[h.link].duplex && h.downstream};
+    const double rate = p_.links()[h.link].bandwidth.value;
+    const double mine = rate / static_cast<double>(copies[key]);
+    if (w.limit.empty() || mine < share) {
+      share = mine;
+      w.limit = p_.crossing_name(h);
+      w.limit_gbps = rate / 1e9;
+      w.copies = copies[key];
+    }
+  }
+  return w;
 }
 
 void Planner::run() {
   const RunResult r = execute_(p_, plan_.transfers(), {});
   for (const Reading& x : readings_) x.store(r, x.ids);
+  // One explanation per test and kind of GPU, in test order (host_copies: GPU by GPU, test by test).
+  for (const HostTestWhy& w : whys_) {
+    auto same = [&w](const HostTestWhy& k) {
+      return k.test == w.test && k.copies == w.copies && std::abs(k.limit_gbps - w.limit_gbps) <= 5e-3 &&
+             std::abs(k.gbps - w.gbps) <= 5e-3;
+    };
+    const auto kind = std::find_if(out_.host_why.begin(), out_.host_why.end(), same);
+    if (kind == out_.host_why.end()) {
+      out_.host_why.push_back(w);
+      out_.host_why.back().gpus = 1;
+    } else {
+      ++kind->gpus;
+    }
+  }
+  std::stable_sort(
+      out_.host_why.begin(), out_.host_why.end(),
+      [](const HostTestWhy& a, const HostTestWhy& b) { return test_rank(a.test) < test_rank(b.test); });
 }
 
 Matrix square(std::size_t n) {

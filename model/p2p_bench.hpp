@@ -61,6 +61,20 @@ struct P2pWhy {
   double chunk_bytes = 0, chunks = 0, handoffs = 0, sync_us = 0;
 };
 
+/// Why one kind of GPU gets its figure in one of nvbandwidth's host tests: the link of the measured
+/// copy's route that the test's copies crowd most (its rate over the copies crossing it that way), shown
+/// on the kind's first GPU; GPUs are of one kind when the test, the crowded link's rate, the copies on it
+/// and the figure agree (the link itself is the first GPU's).
+struct HostTestWhy {
+  std::string test;        // "H2D all", "D2H all", "H2D bidir", "D2H bidir", "H2D all bidir", "D2H all bidir"
+  std::size_t gpu = 0;     // the kind's first GPU
+  std::size_t gpus = 0;    // GPUs of this kind
+  double gbps = 0;         // the simulated figure of that GPU
+  std::string limit;       // the crowded link, as crossed ("sw0->rc0", "cpu0/dram", "rc0<->sw0/both")
+  double limit_gbps = 0;   // its rate (link bytes)
+  std::size_t copies = 0;  // the test's copies crossing it that way, the measured one included
+};
+
 struct P2pBenchResult {
   std::string layout;
   std::string cost_model;  // CostModel::source
@@ -81,6 +95,8 @@ struct P2pBenchResult {
   /// access copying to GPU i at once (fan in), GPU i copying to every other at once (fan out); total
   /// bytes over the time from the first start to the last finish (its TOTAL_BW). 0 without peers.
   std::vector<double> fan_in_gbps, fan_out_gbps;
+  /// The host tests' explanations, by test, then by GPU kind.
+  std::vector<HostTestWhy> host_why;
   /// nvbandwidth's host tests, GB/s of GPU i's measured copy: every GPU copying the same way
   /// (host_to_all / all_to_host_memcpy_ce); the other direction on the same GPU at once
   /// (host_to_device / device_to_host_bidirectional_memcpy_ce); both directions on every GPU

@@ -76,6 +76,11 @@ void host_table(std::ostringstream& out, const P2pBenchResult& r) {
         << cell("%8.02f ", r.d2h_concurrent_gbps[i]) << cell("%10.02f ", r.h2d_bidir_gbps[i])
         << cell("%10.02f ", r.d2h_bidir_gbps[i]) << cell("%14.02f ", r.h2d_concurrent_bidir_gbps[i])
         << cell("%14.02f", r.d2h_concurrent_bidir_gbps[i]) << "\n";
+  out << "Why (the link each test's copies crowd most; the first GPU of each kind):\n";
+  for (const model::HostTestWhy& w : r.host_why)
+    out << "  " << w.test << " GPU " << w.gpu << " (" << w.gpus << (w.gpus == 1 ? " GPU" : " GPUs")
+        << "): " << cell("%.2f", w.gbps) << " GB/s; " << w.limit << " (" << cell("%.2f", w.limit_gbps)
+        << " GB/s) shared by " << w.copies << (w.copies == 1 ? " copy" : " copies") << "\n";
   out << "\n[latency] One 4-byte pinned copy the host waits for, memory on each GPU's own socket (us)\n";
   out << "   GPU    H2D    D2H\n";
   for (std::size_t i = 0; i < r.gpus.size(); ++i)
@@ -186,6 +191,16 @@ nlohmann::json p2p_bench_json(const P2pBenchResult& r) {
   j["d2h_gbps"] = rounded(r.d2h_gbps);
   j["uni_p2p_on_sm"] = rounded(r.uni_p2p_on_sm);
   j["d2h_sm_gbps"] = rounded(r.d2h_sm_gbps);
+  nlohmann::json host_why = nlohmann::json::array();
+  for (const model::HostTestWhy& w : r.host_why)
+    host_why.push_back({{"test", w.test},
+                        {"gpu", w.gpu},
+                        {"gpus", w.gpus},
+                        {"gbps", std::round(w.gbps * 100.0) / 100.0},
+                        {"limit", w.limit},
+                        {"limit_gbps", std::round(w.limit_gbps * 100.0) / 100.0},
+                        {"copies", w.copies}});
+  j["host_why"] = host_why;
   j["fan_in_gbps"] = rounded(r.fan_in_gbps);
   j["fan_out_gbps"] = rounded(r.fan_out_gbps);
   j["h2d_concurrent_gbps"] = rounded(r.h2d_concurrent_gbps);

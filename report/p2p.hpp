@@ -15,7 +15,7 @@ using model::P2pBenchResult;
 std::string p2p_bench_text(const P2pBenchResult& r);
 
 /// Keys uni_p2p_on, uni_p2p_off, bi_p2p_on, bi_p2p_off, latency_us_p2p_on, latency_us_p2p_off,
-/// uni_p2p_on_sm (GPU x GPU), h2d_gbps, d2h_gbps, d2h_sm_gbps, fan_in_gbps, fan_out_gbps,
+/// uni_p2p_on_sm (GPU x GPU), h2d_gbps, d2h_gbps, d2h_sm_gbps, fan_in_gbps, fan_out_gbps, host_why,
 /// h2d_concurrent_gbps, d2h_concurrent_gbps, h2d_bidir_gbps, d2h_bidir_gbps, h2d_concurrent_bidir_gbps,
 /// d2h_concurrent_bidir_gbps, h2d_latency_us, d2h_latency_us, h2d_remote_gbps, d2h_remote_gbps (per GPU),
 /// why, plus layout, cost_model, size_bytes, gpus.

@@ -2,6 +2,7 @@
 // a figure) and sanity bands on catalog layouts (skipped while those files are not written yet).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -114,6 +115,14 @@ TEST(P2pBench, ClosedFormsOnTwoTeslaUnderOneSwitch) {
   expect_closed_form("duplex x wire / 4", c.pcie_duplex_efficiency * wire / 4, r.d2h_concurrent_bidir_gbps[1],
                      "GB/s");
   expect_interference_never_helps(r);
+  // The why of the host tests names the crowded link: all four D2H on the uplink, four copies there.
+  const auto d2h_all = std::find_if(r.host_why.begin(), r.host_why.end(),
+                                    [](const HostTestWhy& w) { return w.test == "D2H all"; });
+  ASSERT_NE(d2h_all, r.host_why.end());
+  EXPECT_EQ(d2h_all->copies, 4u);
+  EXPECT_EQ(d2h_all->gpus, 4u);
+  EXPECT_NEAR(d2h_all->limit_gbps, link, 0.01);
+  EXPECT_NEAR(d2h_all->gbps, r.d2h_concurrent_gbps[0], 1e-9);
   // nvbandwidth's SM write copies: a kernel's stores through the switch (the P2P route's own 128-byte
   // payloads, what NCCL's kernels get) and to host memory (128-byte TLPs where the rates are 256-byte
   // ones: tlp_cost(128) = (256/276) / (128/148) = 1.072).
@@ -227,11 +236,27 @@ TEST(P2pBench, TextAndJsonCarryTheMatrices) {
         "[latency] One 4-byte pinned copy the host waits for", "   D\\D     0      1"})
     EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
   const nlohmann::json j = report::p2p_bench_json(r);
-  for (const char* key :
-       {"uni_p2p_on", "uni_p2p_off", "bi_p2p_on", "bi_p2p_off", "latency_us_p2p_on", "latency_us_p2p_off",
-        "h2d_gbps", "d2h_gbps", "h2d_concurrent_gbps", "d2h_concurrent_gbps", "h2d_bidir_gbps",
-        "d2h_bidir_gbps", "h2d_concurrent_bidir_gbps", "d2h_concurrent_bidir_gbps", "h2d_latency_us",
-        "d2h_latency_us"})
+  for (const char* key : {"uni_p2p_on",
+                          "uni_p2p_off",
+                          "bi_p2p_on",
+                          "bi_p2p_off",
+                          "latency_us_p2p_on",
+                          "latency_us_p2p_off",
+                          "h2d_gbps",
+                          "d2h_gbps",
+                          "h2d_concurrent_gbps",
+                          "d2h_concurrent_gbps",
+                          "h2d_bidir_gbps",
+                          "d2h_bidir_gbps",
+                          "h2d_concurrent_bidir_gbps",
+                          "d2h_concurrent_bidir_gbps",
+                          "h2d_latency_us",
+                          "d2h_latency_us",
+                          "uni_p2p_on_sm",
+                          "d2h_sm_gbps",
+                          "fan_in_gbps",
+                          "fan_out_gbps",
+                          "host_why"})
     ASSERT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["uni_p2p_on"].size(), 2u);
   EXPECT_EQ(j["h2d_gbps"].size(), 2u);
