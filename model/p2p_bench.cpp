@@ -179,8 +179,6 @@ class Planner {
   void fans(std::size_t i);
   /// One of nvbandwidth's host tests (P2pBenchResult) for GPU i, read into into[i].
   void host_test(std::size_t i, bool h2d, bool bidir, bool all, std::vector<double>& into);
-  /// The link of the phase's first (measured) copy that its copies crowd most.
-  HostTestWhy crowded(const std::vector<Transfer>& phase) const;
   void run();
 
  private:
@@ -308,22 +306,14 @@ void Planner::fans(std::size_t i) {
 
 void Planner::host_test(std::size_t i, bool h2d, bool bidir, bool all, std::vector<double>& into) {
   const double s = size_.value;
-  const Bytes twice{2 * s};
-  std::vector<Transfer> phase;
-  auto add = [&](std::size_t k, bool to_gpu, Bytes bytes, const char* tag) {
-    phase.push_back(to_gpu ? copy(socket(k), gpu(k), bytes, Transport::HostCopy, tag)
-                           : copy(gpu(k), socket(k), bytes, Transport::HostCopy, tag));
-  };
-  add(i, h2d, size_, h2d ? "h2d measured" : "d2h measured");
-  if (bidir) add(i, !h2d, twice, "other direction");
-  for (std::size_t k = 0; all && k < out_.gpus.size(); ++k) {
-    if (k == i) continue;
-    add(k, h2d, twice, "other gpu");
-    if (bidir) add(k, !h2d, twice, "other gpu, other direction");
-  }
-  HostTestWhy why = crowded(phase);
+  std::vector<Transfer> phase = host_test_copies(p_, i, h2d, bidir, all, size_);
+  const CrowdedLink crowd = crowded_link(p_, phase);
+  HostTestWhy why;
   why.test = std::string(h2d ? "H2D" : "D2H") + (all ? " all" : "") + (bidir ? " bidir" : "");
   why.gpu = i;
+  why.limit = p_.crossing_name(crowd.hop);
+  why.limit_gbps = p_.links()[crowd.hop.link].bandwidth.value / 1e9;
+  why.copies = crowd.copies;
   whys_.push_back(std::move(why));
   const std::size_t at = whys_.size() - 1;
   readings_.push_back(
@@ -331,31 +321,6 @@ void Planner::host_test(std::size_t i, bool h2d, bool bidir, bool all, std::vect
          const auto& t = r.transfers[ids.front()];
          into[i] = whys_[at].gbps = gbps(s, t.finish.value - t.start.value);
        }});
-}
-
-HostTestWhy Planner::crowded(const std::vector<Transfer>& phase) const {
-  // Copies crossing each link that way (a duplex link's directions apart, as Platform::route_limit).
-  std::map<Crossing, std::size_t> copies;
-  std::vector<Route> routes;
-  for (const Transfer& t : phase) {
-    routes.push_back(p_.route(t.src, t.dst, Transport::HostCopy));
-    for (const Crossing& h : routes.back().crossings)
-      ++copies[{h.link, p_.links()[h.link].duplex && h.downstream}];
-  }
-  HostTestWhy w;
-  double share = 0;
-  for (const Crossing& h : routes.front().crossings) {
-    const Crossing key{h.link, p_.links()[h.link].duplex && h.downstream};
-    const double rate = p_.links()[h.link].bandwidth.value;
-    const double mine = rate / static_cast<double>(copies[key]);
-    if (w.limit.empty() || mine < share) {
-      share = mine;
-      w.limit = p_.crossing_name(h);
-      w.limit_gbps = rate / 1e9;
-      w.copies = copies[key];
-    }
-  }
-  return w;
 }
 
 void Planner::run() {
@@ -487,6 +452,47 @@ void explain(const Platform& p, P2pBenchResult& out) {
 }
 
 }  // namespace
+
+std::vector<Transfer> host_test_copies(const Platform& p, std::size_t gpu, bool h2d, bool bidirectional,
+                                       bool all, Bytes size) {
+  const auto gpus = p.topology().gpus();
+  std::vector<Transfer> copies;
+  auto add = [&](std::size_t k, bool to_gpu, Bytes bytes, const char* tag) {
+    const DeviceId g = gpus.at(k), host = p.topology().socket_of(g);
+    copies.push_back(to_gpu ? copy(host, g, bytes, Transport::HostCopy, tag)
+                            : copy(g, host, bytes, Transport::HostCopy, tag));
+  };
+  const Bytes twice{2 * size.value};
+  add(gpu, h2d, size, h2d ? "h2d measured" : "d2h measured");
+  if (bidirectional) add(gpu, !h2d, twice, "other direction");
+  for (std::size_t k = 0; all && k < gpus.size(); ++k) {
+    if (k == gpu) continue;
+    add(k, h2d, twice, "other gpu");
+    if (bidirectional) add(k, !h2d, twice, "other gpu, other direction");
+  }
+  return copies;
+}
+
+CrowdedLink crowded_link(const Platform& p, const std::vector<Transfer>& copies) {
+  // Copies crossing each link that way (a duplex link's directions apart, as Platform::route_limit).
+  const auto way = [&p](const Crossing& h) {
+    return Crossing{h.link, p.links()[h.link].duplex && h.downstream};
+  };
+  std::map<Crossing, std::size_t> count;
+  std::vector<Route> routes;
+  for (const Transfer& t : copies) {
+    routes.push_back(p.route(t.src, t.dst, t.transport, t.host_memory_near));
+    for (const Crossing& h : routes.back().crossings) ++count[way(h)];
+  }
+  CrowdedLink best;
+  double share = 0;
+  for (const Crossing& h : routes.at(0).crossings) {
+    const std::size_t n = count[way(h)];
+    const double mine = p.links()[h.link].bandwidth.value / static_cast<double>(n);
+    if (best.copies == 0 || mine < share) share = mine, best = {h, n};
+  }
+  return best;
+}
 
 std::optional<DeviceId> remote_socket(const topology::Topology& topo, DeviceId gpu) {
   const DeviceId own = topo.socket_of(gpu);

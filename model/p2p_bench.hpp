@@ -117,6 +117,22 @@ struct P2pBenchResult {
 /// own; nullopt on a one-socket server.
 std::optional<topology::DeviceId> remote_socket(const topology::Topology& topo, topology::DeviceId gpu);
 
+/// nvbandwidth's host test for the layout's GPU `gpu` as the tool runs it (testcases_ce.cpp): its copy
+/// of `size` between the GPU and pinned memory of its own socket first, then the interfering copies of
+/// twice the size: the other direction on the same GPU (`bidirectional`), every other GPU the same way
+/// (`all`), or both.
+std::vector<Transfer> host_test_copies(const Platform& p, std::size_t gpu, bool h2d, bool bidirectional,
+                                       bool all, Bytes size);
+
+/// The link of the first copy's route that `copies` crowd most: the lowest rate over the copies crossing
+/// it that way (a duplex link's two directions apart). What limits a host test's measured copy, as its
+/// explanation (HostTestWhy) and `validate`'s attribution name it.
+struct CrowdedLink {
+  Crossing hop;            // the link, as the first copy crosses it
+  std::size_t copies = 0;  // the copies crossing it that way, the first included
+};
+CrowdedLink crowded_link(const Platform& p, const std::vector<Transfer>& copies);
+
 /// Runs every measurement; throws std::invalid_argument for a size that is not positive or above 2^40.
 P2pBenchResult run_p2p_bench(const Platform& platform, const Executor& execute,
                              const P2pBenchOptions& options = {});

@@ -64,24 +64,6 @@ void attribute(const Platform& p, const std::vector<Route>& routes, PointCheck& 
   c.efficiency = current_efficiency(p, best->link);
 }
 
-/// One GPU's host copy while the same GPU copies the other way: both directions share the duplex
-/// budget of each PCIe link they cross (Platform::both_of), half to each where that is below the
-/// direction's own rate; otherwise the lone route's limit.
-void attribute_duplex(const Platform& p, const Route& one, PointCheck& c) {
-  std::optional<std::size_t> tightest;
-  for (const Crossing& h : one.crossings)
-    if (const auto both = p.both_of(h.link))
-      if (!tightest || p.links()[*both].bandwidth.value < p.links()[*tightest].bandwidth.value)
-        tightest = *both;
-  if (!tightest || p.links()[*tightest].bandwidth.value / 2 >= one.bottleneck.value) {
-    attribute(p, {one}, c);
-    return;
-  }
-  c.bottleneck = p.links()[*tightest].name;
-  c.key = "pcie_duplex_efficiency";
-  c.efficiency = current_efficiency(p, *tightest);
-}
-
 /// The category of a direct peer copy: the transport its path class names.
 std::string direct_category(PathClass path) {
   return path == PathClass::NVL || path == PathClass::NVB   ? "p2p-nvlink"
@@ -339,9 +321,9 @@ class Validator {
     c.category = direct ? direct_category(p.topology().path(a, b).nccl) : "staged";
     if (x.sm_copy) {
       if (!direct)
-        fail(series_pointer(s) + "/points/" + std::to_string(i),
-             "an SM copy needs peer access, and rigsim's GPUs " + std::to_string(pt.src) + " and " +
-                 std::to_string(pt.dst) + " of \"" + p.topology().name() + "\" have none");
+        fail(point_pointer(s, i), "an SM copy needs peer access, and rigsim's GPUs " +
+                                      std::to_string(pt.src) + " and " + std::to_string(pt.dst) + " of \"" +
+                                      p.topology().name() + "\" have none");
       c.what = "SM write " + std::to_string(pt.src) + "->" + std::to_string(pt.dst) + " " +
                size_text(static_cast<double>(pt.bytes));
       c.predicted = r.uni_p2p_on_sm[src][dst];
@@ -409,11 +391,18 @@ class Validator {
     if (static_cast<double>(pt.bytes) < kCopyBandwidthBytes || x.concurrent || x.sm_copy) return;
     c.regime = Regime::Bandwidth;
     const DeviceId socket = far ? *far : p.topology().socket_of(g);
-    const Route one = h2d ? p.route(socket, g, Transport::HostCopy) : p.route(g, socket, Transport::HostCopy);
-    if (x.bidirectional)
-      attribute_duplex(p, one, c);
-    else
-      attribute(p, {one}, c);
+    if (!x.bidirectional) {
+      attribute(p, {h2d ? p.route(socket, g, Transport::HostCopy) : p.route(g, socket, Transport::HostCopy)},
+                c);
+      return;
+    }
+    // The other direction on the same GPU: the link the test's copies crowd most (for a PCIe link, its
+    // duplex budget for host DMA once half of it is below the direction's own rate).
+    const CrowdedLink crowd =
+        crowded_link(p, host_test_copies(p, k, h2d, true, false, Bytes{static_cast<double>(pt.bytes)}));
+    c.bottleneck = p.crossing_name(crowd.hop);
+    c.key = efficiency_key(p, crowd.hop.link);
+    c.efficiency = current_efficiency(p, crowd.hop.link);
   }
 
   const PlatformFor& platform_;

@@ -165,8 +165,7 @@ std::string p2p_bench_text(const P2pBenchResult& r) {
   for (std::size_t i = 0; i < r.gpus.size(); ++i)
     out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f", r.d2h_sm_gbps[i]) << "\n";
   out << "[nvbandwidth] all_to_one / one_to_all (copy engines, peers with access): every other GPU copying "
-         "to "
-         "the GPU at once, the GPU copying to every other (GB/s in all)\n"
+         "to the GPU at once, the GPU copying to every other (GB/s in all)\n"
          "   GPU     in    out\n";
   for (std::size_t i = 0; i < r.gpus.size(); ++i)
     out << cell("%6.0f ", static_cast<double>(i)) << cell("%6.02f ", r.fan_in_gbps[i])
