@@ -18,6 +18,7 @@ namespace rigsim::calibration {
 struct CostModel {
   // --- bandwidth efficiency: achievable / wire rate, per link class (0..1] ---
   double pcie_efficiency = 0;          // large DMA copies over PCIe
+  double pcie_efficiency_sm90 = 0;     // the same on PCIe links that only Hopper / Blackwell GPUs use
   double nvlink_efficiency = 0;        // 0: per generation and form (below); > 0: every NVLink (profiles)
   double inter_socket_efficiency = 0;  // 0: per link kind (below); > 0: every socket link (profiles)
   double qpi_efficiency = 0;           // Intel QPI socket link: payload / wire (links x per-link rate)

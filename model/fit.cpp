@@ -171,6 +171,7 @@ const std::vector<std::string>& fit_keys() {
                                              "gpu_memory_efficiency",
                                              "memory_efficiency",
                                              "pcie_efficiency",
+                                             "pcie_efficiency_sm90",
                                              "chipset_efficiency",
                                              "pcie_duplex_efficiency",
                                              "nvlink_efficiency",

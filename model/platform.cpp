@@ -28,13 +28,15 @@ std::string fmt(const char* format, double a, double b = 0) {
 }
 
 /// Payload / wire of a Topology link: per link class, per NVLink generation and form (SXM board or
-/// bridge), per socket-link kind (QPI / UPI / xGMI).
-double efficiency_of(const topology::Topology& t, const calibration::CostModel& c, const Link& l) {
+/// bridge), per socket-link kind (QPI / UPI / xGMI); a PCIe link that only Hopper / Blackwell GPUs use
+/// (`sm90_only`, sm90_only_links) at those GPUs' figure.
+double efficiency_of(const topology::Topology& t, const calibration::CostModel& c, const Link& l,
+                     bool sm90_only) {
   if (l.declared_effective) return 1.0;  // a layout's measured effective rate
   switch (l.kind) {
     case LinkKind::Pcie:
     case LinkKind::Internal:
-      return c.pcie_efficiency;
+      return sm90_only ? c.pcie_efficiency_sm90 : c.pcie_efficiency;
     case LinkKind::ChipsetUplink:
       return c.chipset_efficiency;
     case LinkKind::InterSocket:
@@ -117,6 +119,19 @@ bool is_cpu(const topology::Topology& t, DeviceId d) {
 
 }  // namespace
 
+std::vector<bool> sm90_only_links(const topology::Topology& t) {
+  // Per link: bit 1 a Hopper / Blackwell GPU's path to its socket crosses it, bit 2 another GPU's does.
+  std::vector<int> users(t.links().size(), 0);
+  for (DeviceId g : t.gpus()) {
+    const topology::GpuSpec* spec = t.device(g).gpu;
+    const bool newer = spec != nullptr && spec->vendor == topology::Vendor::Nvidia && spec->sm >= 90;
+    for (topology::LinkId l : t.pcie_path(g, t.socket_of(g)).links) users[l] |= newer ? 1 : 2;
+  }
+  std::vector<bool> only(users.size());
+  for (std::size_t i = 0; i < users.size(); ++i) only[i] = users[i] == 1;
+  return only;
+}
+
 Platform::Platform(topology::Topology topology, calibration::CostModel cost, NetPolicy net)
     : topo_(std::move(topology)), cost_(std::move(cost)), net_(net) {
   add_topology_links();
@@ -126,11 +141,12 @@ Platform::Platform(topology::Topology topology, calibration::CostModel cost, Net
 
 void Platform::add_topology_links() {
   std::set<std::string> names;
+  const std::vector<bool> sm90 = sm90_only_links(topo_);
   for (const Link& l : topo_.links()) {
     PlatformLink p;
     p.name = topo_.device(l.up).name + "<->" + topo_.device(l.down).name;
     if (!names.insert(p.name).second) p.name += "#" + std::to_string(l.id);  // parallel links
-    const double eff = efficiency_of(topo_, cost_, l);
+    const double eff = efficiency_of(topo_, cost_, l, sm90[l.id]);
     p.bandwidth = l.bandwidth * eff;
     p.latency = link_latency(topo_, cost_, l);
     p.up = l.up;

@@ -115,6 +115,11 @@ struct NetPolicy {
 bool uses_gdr(const topology::Topology& topo, topology::DeviceId gpu, topology::DeviceId nic, bool read,
               const NetPolicy& policy, std::string* reason = nullptr);
 
+/// Per Topology link: whether it is a PCIe (or host bridge) link that only Hopper / Blackwell GPUs' paths
+/// to their sockets cross (no older GPU's). Those links move CostModel::pcie_efficiency_sm90 of the wire:
+/// these GPUs fill a link to about its TLP ceiling, older ones leave it at pcie_efficiency.
+std::vector<bool> sm90_only_links(const topology::Topology& t);
+
 class Platform {
  public:
   Platform(topology::Topology topology, calibration::CostModel cost, NetPolicy net = {});

@@ -152,6 +152,47 @@ TEST(P2pBench, RemoteHostMemoryCrossesTheSocketLink) {
   EXPECT_EQ(one.h2d_remote_gbps[0], 0.0);
 }
 
+/// An RTX 5090 and an RTX 4090, each on its own Gen4 x16 root port of one EPYC, and a second 5090 and
+/// 4090 under one Gen4 switch: the Blackwell card's own links move pcie_efficiency_sm90 of the wire, the
+/// Ada card's and the shared uplink pcie_efficiency (calibration/cost_model.cpp has the runs).
+const char* kBlackwellBesideAda = R"({
+  "name": "blackwell-beside-ada",
+  "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
+  "host_bridges": [{"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
+                   {"id": "rc2", "cpu": "cpu0", "lanes": 16}],
+  "switches": [{"id": "sw0", "model": "pex88096", "parent": "rc2"}],
+  "gpus": [{"id": "g0", "model": "rtx-5090", "parent": "rc0"}, {"id": "g1", "model": "rtx-4090", "parent": "rc1"},
+           {"id": "g2", "model": "rtx-5090", "parent": "sw0"}, {"id": "g3", "model": "rtx-4090", "parent": "sw0"}]
+})";
+
+TEST(P2pBench, HopperAndBlackwellFillAPcieLinkFurther) {
+  const Platform p = platform_of(kBlackwellBesideAda);
+  const P2pBenchResult r = run_p2p_bench(p, engine::run);
+  const auto& c = p.cost_model();
+  const auto& t = p.topology();
+  const double s = 256.0 * 1024 * 1024;
+  const double wire = 16 * 1.969e9;  // Gen4 x16 (hardware.md §2.1)
+  const auto h2d = [&](const char* gpu, double eff) {
+    const double lat = p.route(t.find("cpu0"), t.find(gpu), Transport::HostCopy).latency.value;
+    return s / (s / (wire * eff) + lat) / 1e9;
+  };
+  expect_closed_form("S/(S/(Gen4 x16 x pcie_efficiency_sm90) + latency), RTX 5090 alone on its port",
+                     h2d("g0", c.pcie_efficiency_sm90), r.h2d_gbps[0], "GB/s");
+  expect_closed_form("S/(S/(Gen4 x16 x pcie_efficiency) + latency), RTX 4090 alone on its port",
+                     h2d("g1", c.pcie_efficiency), r.h2d_gbps[1], "GB/s");
+  // Under the shared switch the uplink carries the Ada card's traffic too: it stays at pcie_efficiency,
+  // and the 5090's copy to the host is held to it.
+  expect_closed_form("the uplink's S/(S/(Gen4 x16 x pcie_efficiency) + latency), RTX 5090 under the switch",
+                     h2d("g2", c.pcie_efficiency), r.h2d_gbps[2], "GB/s");
+  EXPECT_GT(r.h2d_gbps[0], r.h2d_gbps[2]);
+  const std::vector<bool> only = sm90_only_links(t);
+  for (const topology::Link& l : t.links()) {
+    const std::string below = t.device(l.down).name;
+    const bool blackwell_alone = below == "g0" || below == "g2" || below == "rc0";
+    EXPECT_EQ(only[l.id], blackwell_alone) << t.device(l.up).name << " -> " << below;
+  }
+}
+
 TEST(P2pBench, WideningALinkNeverLowersAFigure) {
   expect_not_worse(bench(two_3090(16, false)), bench(two_3090(8, false)));
   expect_not_worse(bench(two_3090(16, true)), bench(two_3090(8, true)));
