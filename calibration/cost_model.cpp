@@ -147,18 +147,8 @@ void set_bandwidth_defaults(CostModel& m) {
   // (31.5 GB/s) 26.8/26.3 (RTX 6000 Ada), 25.13 (A100 nvbandwidth), 26.09 (DGX A100); P2P 26.33 (RTX
   // 6000 Ada) and 27.12 (3090 pair, dev-cases). [D] mean of these ten ratios = 0.82.
   m.pcie_efficiency = 0.82;
-  // Hopper and Blackwell GPUs (SM 9.0 and up) fill a PCIe link to about the 256-byte TLP ceiling
-  // (256 / 276 = 0.93 before DLLPs, hardware.md §2.1), where older GPUs leave it at 0.82 on the same
-  // link generation; so the GPU's DMA sets it, not the link. Blackwell at Gen4 x16 (31.5 GB/s):
-  // RTX 5090 H2D 28.17 / D2H 28.59 GB/s (FahrenheitResearch/arwen at 752e44d,
-  // skeptic-results/duplex_5090.json, sysfs "16.0 GT/s", x16), 4x RTX 5070 Ti H2D 28.45 ("gen4 x16 per
-  // card verified under load", the same repository's tilestream/BOX-4X5070TI-BLOCKERS.md), RTX 5080
-  // H2D 28.45 (FanxinSun/lmsluice at d04b91f, MEASURED.md); the same fleet's RTX 4090 at Gen4 x16
-  // reads 25.81 (skeptic-results/numa_4090b.json, 0.819). Gen5 x16 (63.0 GB/s): 8x RTX 5090 0.895 H2D /
-  // 0.910 D2H (tinygrad/open-gpu-kernel-modules#29), 4x RTX 5090 57.0 (wubh576/nvbandwidth_5090 at
-  // 15813b8), 8x H800 55.32 / 55.13 (../shared/data/p2p/llmaction-8xh800-nvbandwidth-v0.2-all.txt).
-  // [D] mean of these nine ratios 0.897. Applies to the PCIe links that only such GPUs' traffic
-  // crosses (their own links, the switch uplinks and root-complex links above them).
+  // Links only Hopper / Blackwell use: these GPUs fill a link to about its TLP ceiling, at Gen4 and Gen5
+  // alike; [D] 0.897, mean of nine runs outside the dev cases (docs/sources.md, DECISIONS "PCIe links").
   m.pcie_efficiency_sm90 = 0.90;
   // DMI and chipset uplinks are PCIe links electrically (§4.2); no separate measurement: as PCIe.
   m.chipset_efficiency = 0.82;
