@@ -141,12 +141,12 @@ Platform::Platform(topology::Topology topology, calibration::CostModel cost, Net
 
 void Platform::add_topology_links() {
   std::set<std::string> names;
-  const std::vector<bool> sm90 = sm90_only_links(topo_);
+  sm90_only_ = sm90_only_links(topo_);
   for (const Link& l : topo_.links()) {
     PlatformLink p;
     p.name = topo_.device(l.up).name + "<->" + topo_.device(l.down).name;
     if (!names.insert(p.name).second) p.name += "#" + std::to_string(l.id);  // parallel links
-    const double eff = efficiency_of(topo_, cost_, l, sm90[l.id]);
+    const double eff = efficiency_of(topo_, cost_, l, sm90_only_[l.id]);
     p.bandwidth = l.bandwidth * eff;
     p.latency = link_latency(topo_, cost_, l);
     p.up = l.up;
@@ -192,7 +192,7 @@ void Platform::add_dram_links() {
 void Platform::add_both_links() {
   // Host DMA in both directions of one PCIe link at once: read requests of the H2D side travel with
   // the D2H data, and each direction's ACK / flow-control DLLPs ride on the other, so the two together
-  // reach pcie_duplex_efficiency x 2 x wire (NVIDIA/nvbandwidth#53; calibration/cost_model.cpp).
+  // reach pcie_duplex_efficiency x 2 x wire (NVIDIA/nvbandwidth#53; calibration/cost_model_defaults.cpp).
   both_.assign(topo_.links().size(), std::nullopt);
   for (const Link& l : topo_.links()) {
     if (l.kind != LinkKind::Pcie && l.kind != LinkKind::ChipsetUplink) continue;

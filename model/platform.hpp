@@ -141,6 +141,8 @@ class Platform {
   /// DMA (capacity pcie_duplex_efficiency x 2 x wire); nullopt for links without one (NVLink, network,
   /// inter-socket, host bridge to CPU).
   std::optional<std::size_t> both_of(topology::LinkId link) const;
+  /// Whether Topology link `link` moves pcie_efficiency_sm90 (sm90_only_links, computed once here).
+  bool sm90_only(topology::LinkId link) const { return link < sm90_only_.size() && sm90_only_[link]; }
 
   /// The route of a transfer with a resolved transport. P2p: Topology::path (NVLink when present);
   /// Shm: GPU -> its socket's memory -> GPU over PCIe; HostCopy: a socket's memory <-> a device (crossing
@@ -209,6 +211,7 @@ class Platform {
   std::vector<PlatformLink> links_;
   std::map<std::pair<int, int>, std::size_t> dram_;  // per (server, NUMA node): its DRAM link
   std::vector<std::optional<std::size_t>> both_;  // per Topology link: its "both directions" link
+  std::vector<bool> sm90_only_;                   // per Topology link: sm90_only_links
 };
 
 std::string_view to_string(Transport t);

@@ -430,7 +430,7 @@ std::string efficiency_key(const Platform& p, std::size_t link) {
     switch (l.kind) {
       case LinkKind::Pcie:
       case LinkKind::Internal:
-        return sm90_only_links(topo)[link] ? "pcie_efficiency_sm90" : "pcie_efficiency";
+        return p.sm90_only(link) ? "pcie_efficiency_sm90" : "pcie_efficiency";
       case LinkKind::ChipsetUplink:
         return "chipset_efficiency";
       case LinkKind::InterSocket:
