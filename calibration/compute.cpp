@@ -1,5 +1,5 @@
 // The compute cost model: peaks per format, the GEMM efficiency mechanisms and the roofline.
-// Efficiencies that a profile may calibrate live in the CostModel (cost_model.cpp, with sources); the
+// Efficiencies that a profile may calibrate live in the CostModel (cost_model_defaults.cpp, with sources); the
 // constants below describe how cuBLAS/CUTLASS kernels are built and are cited where they are declared.
 #include "calibration/compute.hpp"
 

@@ -138,7 +138,7 @@ bool staging_overlaps(const topology::GpuSpec& a, const topology::GpuSpec& b);
 /// overlap, else staging_chunk_legacy.
 Bytes staging_chunk_of(const CostModel& m, const topology::GpuSpec& a, const topology::GpuSpec& b);
 
-/// Built-in defaults, each with its source in cost_model.cpp.
+/// Built-in defaults, each with its source in cost_model_defaults.cpp.
 CostModel default_cost_model();
 
 /// Reads a profile: any subset of the keys above (names as in JSON: e.g. "pcie_efficiency": 0.8,

@@ -154,7 +154,7 @@ TEST(P2pBench, RemoteHostMemoryCrossesTheSocketLink) {
 
 /// An RTX 5090 and an RTX 4090, each on its own Gen4 x16 root port of one EPYC, and a second 5090 and
 /// 4090 under one Gen4 switch: the Blackwell card's own links move pcie_efficiency_sm90 of the wire, the
-/// Ada card's and the shared uplink pcie_efficiency (calibration/cost_model.cpp has the runs).
+/// Ada card's and the shared uplink pcie_efficiency (calibration/cost_model_defaults.cpp has the runs).
 const char* kBlackwellBesideAda = R"({
   "name": "blackwell-beside-ada",
   "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
