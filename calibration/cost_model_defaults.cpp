@@ -163,9 +163,10 @@ void set_nccl_defaults(CostModel& m) {
   m.nccl_tree_ll128_step_latency_pcie = microseconds(1.9);
   m.nccl_tree_ll128_step_latency_net = microseconds(8.5);
   // tuning.cc perChMaxTreeBws and perChMaxTreeLL128Bws, GB/s per tree channel, rows Volta / Ampere /
-  // Hopper / Blackwell, columns 1 / 2 / more nodes (v2.29.2's ncclTunerConstantsDefaults; the first three
-  // rows as at v2.23.4): caps on the tree's Simple and LL128 bus bandwidth in NCCL's choice. The Simple
-  // figure is also a tree channel's block rate in the simulation: 8 channels of it give the busbw that
+  // Hopper / Blackwell, columns 1 / 2 / more nodes (v2.29.2's ncclTunerConstantsDefaults, as v2.30.7;
+  // NCCL's choice reads the run's release's rows, model/nccl_tuning.cpp): caps on the tree's Simple and
+  // LL128 bus bandwidth in NCCL's choice. The Simple figure (v2.30.7's, whatever the release) is also a
+  // tree channel's block rate in the simulation: 8 channels of it give the busbw that
   // 8-NIC B200 clusters measure on 1 / 2 / 4+ servers (551, 335-339, 191-196 GB/s; together-nccl-tests).
   m.nccl_tree_channel_bw_gbs = {
       {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
@@ -179,9 +180,11 @@ void set_nccl_defaults(CostModel& m) {
   m.nccl_nvls_tree_channel_bw_gbs = {
       {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.8}}};
   // tuning.cc llMaxBws (nccl.md §d.5), GB/s, rows Volta/Ampere/Hopper/Blackwell, columns 1 / 2 / more
-  // nodes: the LL protocol's bandwidth cap.
+  // nodes: the LL protocol's bandwidth cap, v2.30.7's. NCCL's choice reads the run's release's rows and,
+  // across servers, row 0 or 1 by CPU vendor (model/nccl_tuning.cpp); the simulated LL rate these.
   m.nccl_ll_max_bw_gbs = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
-  // tuning.cc perChMaxRingLL128Bws (nccl.md §d.5): LL128 bandwidth per ring channel, GB/s.
+  // tuning.cc perChMaxRingLL128Bws (nccl.md §d.5): LL128 bandwidth per ring channel, GB/s, v2.30.7's
+  // (NCCL's choice reads the run's release's, e.g. Blackwell 34.5 at v2.29.2: model/nccl_tuning.cpp).
   m.nccl_ll128_channel_bw_gbs = {20.0, 20.0, 36.7, 40.0};
   // NVLS (NCCL src/graph/tuning.cc, nvlsEfficiency: "0.0f, // Volta  0.0f, // Ampere  0.85f, // Hopper
   // 0.74f, // Blackwell"): the share of the NVLink bandwidth an NVSwitch reduction sustains. Its

@@ -23,6 +23,7 @@
 
 #include "common/input.hpp"
 #include "model/collectives_detail.hpp"
+#include "model/nccl_tuning.hpp"
 #include "model/platform.hpp"
 
 namespace rigsim::model {
@@ -88,9 +89,7 @@ constexpr int kNetOverheadFirst = 21801;
 Seconds ring_net_overhead(const topology::Topology& topo, const CollectiveOptions& o, std::size_t nodes,
                           Protocol p) {
   if (nodes < 2 || o.p2p.nccl_version < kNetOverheadFirst) return {};
-  const bool amd = !topo.cpus().empty() && topo.device(topo.cpus().front()).cpu != nullptr &&
-                   topo.device(topo.cpus().front()).cpu->vendor == topology::Vendor::Amd;
-  return {(amd ? 2.0 : 1.0) * (p == Protocol::Simple ? 3.0 : 1.0) * 1e-6};
+  return {(nccl_amd_host(topo) ? 2.0 : 1.0) * (p == Protocol::Simple ? 3.0 : 1.0) * 1e-6};
 }
 
 /// LL128 is on by default only when the intra-server graph is NVLink (typeIntra <= NVB) and, across
@@ -122,21 +121,29 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   }
   const double rate = detail::slowest_rate(p.connections);
   const double bus = p.channels * (std::isfinite(rate) && rate > 0 ? rate : 1e9);
-  const std::size_t row = detail::arch_row(topo, p.ranks), col = detail::node_column(nodes);
+  // NCCL's tables: the simulation moves at the cost model's (the default release's), NCCL decides with
+  // the run's release's (nccl_tuning.hpp).
+  const int v = o.p2p.nccl_version;
+  const NcclTables moved = nccl_tables_at(cost, topology::kNcclVersion), decided = nccl_tables_at(cost, v);
+  const std::size_t row = nccl_arch_row(topo, p.ranks, topology::kNcclVersion);
+  const std::size_t decided_row = nccl_arch_row(topo, p.ranks, v), col = detail::node_column(nodes);
   // NCCL caps LL128 at its ring graph's channels x perChMaxRingLL128Bw (tuning.cc): the graph's count
   // from its search and ncclTopoDupChannels (nccl_channels.hpp), not the distinct rings rigsim runs.
   const double channels = p.nccl.graph;
+  const auto ll128 = [&](const NcclTables& t, std::size_t r) {
+    return std::min(cost.nccl_ll128_bw_ratio * bus, channels * t.ring_ll128_channel_bw[r][col] * 1e9);
+  };
   // LL carries an 8-byte flag with every 8 data bytes: half the bus bandwidth on the wire at most
   // (what the simulation moves).
-  const double bw[3] = {
-      std::min(cost.nccl_ll_max_bw_gbs[row][col] * 1e9, 0.5 * bus),
-      std::min(cost.nccl_ll128_bw_ratio * bus, channels * cost.nccl_ll128_channel_bw_gbs[row] * 1e9), bus};
+  const double bw[3] = {std::min(nccl_ll_max_bw(moved, topo, p.ranks, nodes, topology::kNcclVersion), 0.5 * bus),
+                        ll128(moved, row), bus};
   // NCCL decides with LL at a quarter of the bus bandwidth across nodes and for all_reduce / reduce (a
   // third otherwise): its 8-byte stores and flag polling cost more than the wire (tuning.cc, ring LL
   // "busBw * 1/4 : 1/3"). Deciding with the wire's half made LL win large messages at scale.
   const bool quarter = nodes > 1 || p.op == CollectiveOp::AllReduce || p.op == CollectiveOp::Reduce;
   const double decide[3] = {
-      std::min(cost.nccl_ll_max_bw_gbs[row][col] * 1e9, bus * (quarter ? 0.25 : 1.0 / 3.0)), bw[1], bw[2]};
+      std::min(nccl_ll_max_bw(decided, topo, p.ranks, nodes, v), bus * (quarter ? 0.25 : 1.0 / 3.0)),
+      ll128(decided, decided_row), bw[2]};
   const double share =
       chain ? 1.0 : static_cast<double>(ring_work(p.op, n, p.size).first) / static_cast<double>(n);
   double best = std::numeric_limits<double>::infinity();
@@ -431,7 +438,7 @@ AllReduceChoice choose_all_reduce(const topology::Topology& topo, const calibrat
   const double per_gpu = rp.bus_bw[proto_index(Protocol::Simple)].value;
   AllReduceChoice out;
   out.tree =
-      detail::tree_choice(topo, cost, p, rp, nodes, nvl);  // NCCL_ALGO=Tree may ask for it in one server
+      detail::tree_choice(topo, cost, p, rp, nodes, nvl, o.p2p.nccl_version);  // NCCL_ALGO=Tree may ask for it in one server
   if (nodes < 2) {
     // NCCL compares NVLS+Simple with the ring's best protocol; both on the ring's Simple bus bandwidth
     // (channels x hop rate: the GPU's NVLink bandwidth through the switch).

@@ -115,11 +115,12 @@ struct TreeEstimate {
 };
 TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::CostModel& cost,
                            const CollectivePlan& p, std::size_t nodes, bool intra_nvlink, double bus,
-                           double channels);
+                           double channels, int nccl_version);
 /// The tree's estimate as a ProtocolChoice (the plan's time model): the fastest of the protocols `ring`
 /// enables (NCCL_PROTO, LL128's default), and each protocol's wire bytes per data byte.
 ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::CostModel& cost,
-                           const CollectivePlan& p, const ProtocolChoice& ring, std::size_t nodes, bool nvl);
+                           const CollectivePlan& p, const ProtocolChoice& ring, std::size_t nodes, bool nvl,
+                           int nccl_version);
 
 /// Most concurrent flows of one plan (alltoall, NVLS): every flow shares links with all others, and the
 /// simulation time grows with their square (16k flows: 6 s on a 2-core machine).

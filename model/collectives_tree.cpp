@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "model/collectives_detail.hpp"
+#include "model/nccl_tuning.hpp"
 
 namespace rigsim::model::detail {
 namespace {
@@ -178,22 +179,23 @@ Seconds tree_latency(const calibration::CostModel& cost, Protocol p, std::size_t
 
 TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::CostModel& cost,
                            const CollectivePlan& p, std::size_t nodes, bool intra_nvlink, double bus,
-                           double channels) {
+                           double channels, int nccl_version) {
   // tuning.cc treeCorrectionFactor[LL, LL128, Simple][log2i(bytes >> 6)], the same 23 columns at v2.18.3,
   // v2.23.4 and v2.29.2: NCCL's scale on the tree's bandwidth by size (none from 2^29 B on, nor below 64 B).
   static constexpr double kCorrection[3][23] = {
       {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
       {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
       {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
-  const std::size_t row = arch_row(topo, p.ranks), col = node_column(nodes);
+  const NcclTables tables = nccl_tables_at(cost, nccl_version);
+  const std::size_t row = nccl_arch_row(topo, p.ranks, nccl_version), col = node_column(nodes);
   const double units = std::floor(p.size.value / 64);
   const int log_size = units >= 1 ? static_cast<int>(std::floor(std::log2(units))) : -1;
   TreeEstimate e;
   e.bus_bw[2] =
-      std::min(cost.nccl_tree_bw_ratio * bus, channels * cost.nccl_tree_channel_bw_gbs[row][col] * 1e9);
-  e.bus_bw[0] = std::min(bus / 3.8, cost.nccl_ll_max_bw_gbs[row][col] * 1e9);
+      std::min(cost.nccl_tree_bw_ratio * bus, channels * tables.tree_channel_bw[row][col] * 1e9);
+  e.bus_bw[0] = std::min(bus / 3.8, nccl_ll_max_bw(tables, topo, p.ranks, nodes, nccl_version));
   e.bus_bw[1] = std::min(bus * (nodes <= 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                         channels * cost.nccl_tree_ll128_channel_bw_gbs[row][col] * 1e9);
+                         channels * tables.tree_ll128_channel_bw[row][col] * 1e9);
   for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
     const std::size_t i = proto_index(proto);
     const double scale = log_size >= 0 && log_size < 23 ? kCorrection[i][log_size] : 1.0;
@@ -208,9 +210,12 @@ TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::Co
 /// wire relative to Simple: LL at least 2 (an 8-byte flag with every 8 data bytes), LL128 at least 128/120
 /// (one flag line in 16), more where NCCL's bandwidth for it is lower still.
 ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::CostModel& cost,
-                           const CollectivePlan& p, const ProtocolChoice& ring, std::size_t nodes, bool nvl) {
-  const TreeEstimate e = tree_estimate(topo, cost, p, nodes, nvl,
-                                       ring.bus_bw[proto_index(Protocol::Simple)].value, p.nccl.graph);
+                           const CollectivePlan& p, const ProtocolChoice& ring, std::size_t nodes, bool nvl,
+                           int nccl_version) {
+  const double bus = ring.bus_bw[proto_index(Protocol::Simple)].value;
+  // NCCL decides on its release's tables; the wire bytes follow the rates the simulation moves at.
+  const TreeEstimate e = tree_estimate(topo, cost, p, nodes, nvl, bus, p.nccl.graph, nccl_version);
+  const TreeEstimate moved = tree_estimate(topo, cost, p, nodes, nvl, bus, p.nccl.graph, topology::kNcclVersion);
   ProtocolChoice c;
   std::copy(std::begin(ring.enabled), std::end(ring.enabled), std::begin(c.enabled));
   const double floor[3] = {2.0, 128.0 / 120.0, 1.0};
@@ -221,7 +226,7 @@ ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::Co
     c.bus_bw[i] = {e.bus_bw[i]};
     c.time[i] = e.time[i];
     // LL128's block moves at its own per-channel figure (plan_tree): its wire carries only the flag line.
-    c.wire_factor[i] = proto == Protocol::LL ? std::max(floor[i], e.bus_bw[2] / e.bus_bw[i]) : floor[i];
+    c.wire_factor[i] = proto == Protocol::LL ? std::max(floor[i], moved.bus_bw[2] / moved.bus_bw[i]) : floor[i];
     if (c.enabled[i] && c.time[i].value < best) {
       best = c.time[i].value;
       c.chosen = proto;
