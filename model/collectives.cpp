@@ -82,6 +82,8 @@ Seconds chain_latency(Seconds base, std::size_t n, std::size_t nodes, const deta
 
 /// The first NCCL release whose ring estimate charges a network overhead on every step across servers.
 constexpr int kNetOverheadFirst = 21801;
+/// The first NCCL release that estimates the ring's LL at half the bus bandwidth (tuning.cc).
+constexpr int kLlHalfFirst = 22105;
 
 /// NCCL's floor on a ring step inside a server when the ring spans servers (tuning.cc getNetOverhead,
 /// from 2.18.1, "Inter-node rings still have to launch nsteps * net overhead"): 1 us, 2 us on AMD hosts
@@ -138,12 +140,13 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   const double bw[3] = {std::min(nccl_ll_max_bw(moved, topo, p.ranks, nodes, topology::kNcclVersion), 0.5 * bus),
                         ll128(moved, row), bus};
   // NCCL decides with LL at a quarter of the bus bandwidth across nodes and for all_reduce / reduce (a
-  // third otherwise): its 8-byte stores and flag polling cost more than the wire (tuning.cc, ring LL
-  // "busBw * 1/4 : 1/3"). Deciding with the wire's half made LL win large messages at scale.
+  // third otherwise) up to 2.20.5: its 8-byte stores and flag polling cost more than the wire (tuning.cc,
+  // ring LL "busBw * 1/4 : 1/3"); from 2.21.5 at half of it ("busBw * .5"), the llMaxBws cap (by CPU
+  // vendor across servers) bounding it at scale.
   const bool quarter = nodes > 1 || p.op == CollectiveOp::AllReduce || p.op == CollectiveOp::Reduce;
-  const double decide[3] = {
-      std::min(nccl_ll_max_bw(decided, topo, p.ranks, nodes, v), bus * (quarter ? 0.25 : 1.0 / 3.0)),
-      ll128(decided, decided_row), bw[2]};
+  const double ll_share = v >= kLlHalfFirst ? 0.5 : quarter ? 0.25 : 1.0 / 3.0;
+  const double decide[3] = {std::min(nccl_ll_max_bw(decided, topo, p.ranks, nodes, v), bus * ll_share),
+                            ll128(decided, decided_row), bw[2]};
   const double share =
       chain ? 1.0 : static_cast<double>(ring_work(p.op, n, p.size).first) / static_cast<double>(n);
   double best = std::numeric_limits<double>::infinity();

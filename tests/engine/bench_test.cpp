@@ -466,24 +466,35 @@ TEST(BenchProtocols, ChoiceSwitchesFromLlToSimpleAndIsTheFastest) {
 /// NCCL decides with LL at a quarter of the bus bandwidth for all_reduce (and across nodes), a third
 /// for other single-server collectives, capped by llMaxBw (tuning.cc); the simulation still moves LL at
 /// the wire's two bytes per data byte. Deciding with the wire's half made LL win 128 MiB at 512 nodes.
-TEST(BenchProtocols, LlIsDecidedAtAQuarterOfTheBus) {
+TEST(BenchProtocols, LlIsDecidedAtAQuarterOfTheBusUpTo2205AndAtHalfFrom2215) {
+  // tuning.cc, ring LL: min(llMaxBw, busBw x (all_reduce / reduce or across servers ? 1/4 : 1/3)) up to
+  // 2.20.5, min(llMaxBw, busBw x .5) from 2.21.5.
   const calibration::CostModel cost = calibration::default_cost_model();
   const auto topo = layout_from_text(testing::kFourBehindOneUplink);
   const Platform p(topo, cost);
-  for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather}) {
-    const CollectivePlan plan = plan_collective(p, op, topo.gpus(), Bytes{1 << 20});
-    const ProtocolChoice& c = plan.protocol_choice;
-    const double bus = c.bus_bw[static_cast<int>(Protocol::Simple)].value;
-    const double ratio = op == CollectiveOp::AllReduce ? 0.25 : 1.0 / 3.0;
-    const double cap = cost.nccl_ll_max_bw_gbs[0][0] * 1e9;
-    const double expected = std::min(cap, bus * ratio);
-    EXPECT_NEAR(c.bus_bw[0].value, expected, expected * 1e-9)
-        << closed(op == CollectiveOp::AllReduce ? "min(llMaxBw, busBw x 1/4)" : "min(llMaxBw, busBw x 1/3)", expected,
-                  c.bus_bw[0].value);
-    EXPECT_GE(c.wire_factor[0], 2.0) << "the simulation moves LL at the wire's 2 bytes per data byte";
+  for (const char* release : {"2.20.5", "2.21.5"}) {
+    const bool half = std::string(release) == "2.21.5";
+    CollectiveOptions o;
+    o.p2p.nccl_version = topology::parse_nccl_version(release);
+    for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather}) {
+      const CollectivePlan plan = plan_collective(p, op, topo.gpus(), Bytes{1 << 20}, o);
+      const ProtocolChoice& c = plan.protocol_choice;
+      const double bus = c.bus_bw[static_cast<int>(Protocol::Simple)].value;
+      const double ratio = half ? 0.5 : op == CollectiveOp::AllReduce ? 0.25 : 1.0 / 3.0;
+      const double cap = cost.nccl_ll_max_bw_gbs[0][0] * 1e9;
+      const double expected = std::min(cap, bus * ratio);
+      EXPECT_NEAR(c.bus_bw[0].value, expected, expected * 1e-9)
+          << release << ": "
+          << closed(half ? "min(llMaxBw, busBw x 1/2)"
+                         : op == CollectiveOp::AllReduce ? "min(llMaxBw, busBw x 1/4)" : "min(llMaxBw, busBw x 1/3)",
+                    expected, c.bus_bw[0].value);
+      EXPECT_GE(c.wire_factor[0], 2.0) << "the simulation moves LL at the wire's 2 bytes per data byte";
+    }
+    // Either way LL loses large messages: at 64 MiB the time model picks Simple.
+    EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, topo.gpus(), Bytes{64.0 * 1024 * 1024}, o).protocol,
+              Protocol::Simple)
+        << release;
   }
-  // So LL loses large messages: at 64 MiB the time model picks Simple.
-  EXPECT_EQ(plan_collective(p, CollectiveOp::AllReduce, topo.gpus(), Bytes{64.0 * 1024 * 1024}).protocol, Protocol::Simple);
 }
 
 /// NCCL compares ring and tree on the same bus bandwidth (channels x the slowest hop). At 512 DGX-1

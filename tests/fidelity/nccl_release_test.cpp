@@ -59,8 +59,9 @@ TEST(NcclReleases, BlackwellRingLl128CapIsTheReleasesAndDecidesTheProtocol) {
 }
 
 TEST(NcclReleases, HopperLlCapWasAmperesBefore2215) {
-  // 4x H100, all_gather 1 MiB: LL's bus bandwidth in NCCL's choice is min(llMaxBw, B / 3); llMaxBw for
-  // Hopper on one server is 87.7 GB/s up to 2.20.5 and 141.0 from 2.21.5 (tuning.cc).
+  // 4x H100, all_gather 1 MiB: LL's bus bandwidth in NCCL's choice is min(llMaxBw, B / 3) up to 2.20.5
+  // and min(llMaxBw, B / 2) from 2.21.5; llMaxBw for Hopper on one server is 87.7 GB/s up to 2.20.5 and
+  // 141.0 from 2.21.5 (tuning.cc).
   const Platform p = catalog("hgx-h100");
   const auto all = p.topology().gpus();
   const std::vector<topology::DeviceId> four(all.begin(), all.begin() + 4);
@@ -71,7 +72,7 @@ TEST(NcclReleases, HopperLlCapWasAmperesBefore2215) {
   ASSERT_GT(bus / 3, 87.7e9) << "2.18.3's cap binds";
   expect_closed_form("2.18.3: min(87.7 GB/s, B / 3)", std::min(87.7e9, bus / 3),
                      old.protocol_choice.bus_bw[kLl].value, "B/s");
-  expect_closed_form("2.21.5: min(141.0 GB/s, B / 3)", std::min(141.0e9, bus / 3),
+  expect_closed_form("2.21.5: min(141.0 GB/s, B / 2)", std::min(141.0e9, bus / 2),
                      now.protocol_choice.bus_bw[kLl].value, "B/s");
   EXPECT_GT(old.protocol_choice.time[kLl].value, now.protocol_choice.time[kLl].value)
       << "the lower cap makes NCCL's LL estimate slower";
@@ -79,23 +80,23 @@ TEST(NcclReleases, HopperLlCapWasAmperesBefore2215) {
 
 TEST(NcclReleases, BlackwellReadsHoppersRowBefore2251) {
   // tuning.cc compCapIndex has a Blackwell row from 2.25.1; before, sm100 reads Hopper's: llMaxBw on one
-  // server 141.0 GB/s at 2.24.3, 282.0 at 2.25.1.
+  // server 141.0 GB/s at 2.24.3, 282.0 at 2.25.1 (LL's bus bandwidth in the choice min(llMaxBw, B / 2)).
   const Platform p = catalog("hgx-b200");
   const auto gpus = p.topology().gpus();
   const double s = 4.0 * 1024 * 1024;
   const CollectivePlan old = plan_at(p, CollectiveOp::AllGather, gpus, s, "2.24.3");
   const CollectivePlan now = plan_at(p, CollectiveOp::AllGather, gpus, s, "2.25.1");
   const double bus = now.protocol_choice.bus_bw[kSimple].value;
-  expect_closed_form("2.24.3: min(141.0 GB/s, B / 3)", std::min(141.0e9, bus / 3),
+  expect_closed_form("2.24.3: min(141.0 GB/s, B / 2)", std::min(141.0e9, bus / 2),
                      old.protocol_choice.bus_bw[kLl].value, "B/s");
-  expect_closed_form("2.25.1: min(282.0 GB/s, B / 3)", std::min(282.0e9, bus / 3),
+  expect_closed_form("2.25.1: min(282.0 GB/s, B / 2)", std::min(282.0e9, bus / 2),
                      now.protocol_choice.bus_bw[kLl].value, "B/s");
 }
 
 TEST(NcclReleases, LlCapAcrossServersIsTheHostCpusRow) {
   // Across servers NCCL indexes llMaxBws by CPU vendor, not by GPU (tuning.cc: "for multi-node, we look
   // at CPU type"): row 0 (Intel) {39.0, 39.0, 20.4}, row 1 (AMD) {87.7, 22.5, 19.0}, columns 1 / 2 / 4+
-  // servers. all_reduce 64 KiB on the ring, LL's bus bandwidth in the choice min(llMaxBw, B / 4):
+  // servers. all_reduce 64 KiB on the ring, LL's bus bandwidth in the choice min(llMaxBw, B / 2):
   // 2 HGX H100 (Xeon) 39.0, 4 of them 20.4; 2 G482 (EPYC Rome, PCIe GPUs) 22.5.
   CollectiveOptions ring;
   ring.algorithm = Algorithm::Ring;
@@ -104,11 +105,11 @@ TEST(NcclReleases, LlCapAcrossServersIsTheHostCpusRow) {
     const Platform p = catalog(layout, servers);
     const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{s}, ring);
     const double bus = plan.protocol_choice.bus_bw[kSimple].value;
-    expect_closed_form(what, std::min(cap_gbs * 1e9, bus / 4), plan.protocol_choice.bus_bw[kLl].value, "B/s");
+    expect_closed_form(what, std::min(cap_gbs * 1e9, bus / 2), plan.protocol_choice.bus_bw[kLl].value, "B/s");
   };
-  check("hgx-h100", 2, 39.0, "2 Intel servers: min(39.0 GB/s, B / 4)");
-  check("hgx-h100", 4, 20.4, "4 Intel servers: min(20.4 GB/s, B / 4)");
-  check("gigabyte-g482-z52", 2, 22.5, "2 AMD servers: min(22.5 GB/s, B / 4)");
+  check("hgx-h100", 2, 39.0, "2 Intel servers: min(39.0 GB/s, B / 2)");
+  check("hgx-h100", 4, 20.4, "4 Intel servers: min(20.4 GB/s, B / 2)");
+  check("gigabyte-g482-z52", 2, 22.5, "2 AMD servers: min(22.5 GB/s, B / 2)");
   EXPECT_FALSE(nccl_amd_host(catalog("hgx-h100").topology()));
   EXPECT_TRUE(nccl_amd_host(catalog("gigabyte-g482-z52").topology()));
 }
