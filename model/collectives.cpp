@@ -137,8 +137,9 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
   };
   // LL carries an 8-byte flag with every 8 data bytes: half the bus bandwidth on the wire at most
   // (what the simulation moves).
-  const double bw[3] = {std::min(nccl_ll_max_bw(moved, topo, p.ranks, nodes, topology::kNcclVersion), 0.5 * bus),
-                        ll128(moved, row), bus};
+  const double bw[3] = {
+      std::min(nccl_ll_max_bw(moved, topo, p.ranks, nodes, topology::kNcclVersion), 0.5 * bus),
+      ll128(moved, row), bus};
   // NCCL decides with LL at a quarter of the bus bandwidth across nodes and for all_reduce / reduce (a
   // third otherwise) up to 2.20.5: its 8-byte stores and flag polling cost more than the wire (tuning.cc,
   // ring LL "busBw * 1/4 : 1/3"); from 2.21.5 at half of it ("busBw * .5"), the llMaxBws cap (by CPU
@@ -440,8 +441,8 @@ AllReduceChoice choose_all_reduce(const topology::Topology& topo, const calibrat
   const double ring = rp.time[proto_index(rp.chosen)].value;
   const double per_gpu = rp.bus_bw[proto_index(Protocol::Simple)].value;
   AllReduceChoice out;
-  out.tree =
-      detail::tree_choice(topo, cost, p, rp, nodes, nvl, o.p2p.nccl_version);  // NCCL_ALGO=Tree may ask for it in one server
+  out.tree = detail::tree_choice(topo, cost, p, rp, nodes, nvl,
+                                 o.p2p.nccl_version);  // NCCL_ALGO=Tree may ask for it in one server
   if (nodes < 2) {
     // NCCL compares NVLS+Simple with the ring's best protocol; both on the ring's Simple bus bandwidth
     // (channels x hop rate: the GPU's NVLink bandwidth through the switch).

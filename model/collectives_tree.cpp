@@ -191,8 +191,7 @@ TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::Co
   const double units = std::floor(p.size.value / 64);
   const int log_size = units >= 1 ? static_cast<int>(std::floor(std::log2(units))) : -1;
   TreeEstimate e;
-  e.bus_bw[2] =
-      std::min(cost.nccl_tree_bw_ratio * bus, channels * tables.tree_channel_bw[row][col] * 1e9);
+  e.bus_bw[2] = std::min(cost.nccl_tree_bw_ratio * bus, channels * tables.tree_channel_bw[row][col] * 1e9);
   e.bus_bw[0] = std::min(bus / 3.8, nccl_ll_max_bw(tables, topo, p.ranks, nodes, nccl_version));
   e.bus_bw[1] = std::min(bus * (nodes <= 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                          channels * tables.tree_ll128_channel_bw[row][col] * 1e9);
@@ -215,7 +214,8 @@ ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::Co
   const double bus = ring.bus_bw[proto_index(Protocol::Simple)].value;
   // NCCL decides on its release's tables; the wire bytes follow the rates the simulation moves at.
   const TreeEstimate e = tree_estimate(topo, cost, p, nodes, nvl, bus, p.nccl.graph, nccl_version);
-  const TreeEstimate moved = tree_estimate(topo, cost, p, nodes, nvl, bus, p.nccl.graph, topology::kNcclVersion);
+  const TreeEstimate moved =
+      tree_estimate(topo, cost, p, nodes, nvl, bus, p.nccl.graph, topology::kNcclVersion);
   ProtocolChoice c;
   std::copy(std::begin(ring.enabled), std::end(ring.enabled), std::begin(c.enabled));
   const double floor[3] = {2.0, 128.0 / 120.0, 1.0};
@@ -226,7 +226,8 @@ ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::Co
     c.bus_bw[i] = {e.bus_bw[i]};
     c.time[i] = e.time[i];
     // LL128's block moves at its own per-channel figure (plan_tree): its wire carries only the flag line.
-    c.wire_factor[i] = proto == Protocol::LL ? std::max(floor[i], moved.bus_bw[2] / moved.bus_bw[i]) : floor[i];
+    c.wire_factor[i] =
+        proto == Protocol::LL ? std::max(floor[i], moved.bus_bw[2] / moved.bus_bw[i]) : floor[i];
     if (c.enabled[i] && c.time[i].value < best) {
       best = c.time[i].value;
       c.chosen = proto;

@@ -103,7 +103,8 @@ TEST(NcclReleases, LlCapAcrossServersIsTheHostCpusRow) {
   const double s = 64.0 * 1024;
   const auto check = [&](const std::string& layout, int servers, double cap_gbs, const char* what) {
     const Platform p = catalog(layout, servers);
-    const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{s}, ring);
+    const CollectivePlan plan =
+        plan_collective(p, CollectiveOp::AllReduce, p.topology().gpus(), Bytes{s}, ring);
     const double bus = plan.protocol_choice.bus_bw[kSimple].value;
     expect_closed_form(what, std::min(cap_gbs * 1e9, bus / 2), plan.protocol_choice.bus_bw[kLl].value, "B/s");
   };
@@ -120,7 +121,8 @@ TEST(NcclReleases, AProfilesFigureHoldsForEveryRelease) {
   c.nccl_ll128_channel_bw_gbs[3] = 50.0;
   const NcclTables t = nccl_tables_at(c, topology::parse_nccl_version("2.29.2"));
   for (double v : t.ring_ll128_channel_bw[3]) EXPECT_DOUBLE_EQ(v, 50.0);
-  const NcclTables d = nccl_tables_at(calibration::default_cost_model(), topology::parse_nccl_version("2.29.2"));
+  const NcclTables d =
+      nccl_tables_at(calibration::default_cost_model(), topology::parse_nccl_version("2.29.2"));
   EXPECT_DOUBLE_EQ(d.ring_ll128_channel_bw[3][0], 34.5);
   EXPECT_DOUBLE_EQ(d.ring_ll128_channel_bw[3][1], 34.6);
 }
