@@ -353,8 +353,10 @@ void Runner::transfer(Worker* w) {
   // two equal H2D copies 1.5x its link's bandwidth). A zero-byte transfer is only this delay (3.32 also
   // never completes a zero-byte Comm waited with wait_any).
   // A transfer on an established connection (Transfer::connected) skips the transport's setup.
+  // A streamed piece (Transfer::streamed) follows the one before it without waiting the links again.
   const double setup = (*phase_->transfers)[i].connected ? r.setup.value : 0.0;
-  const double begin = timings_[i].start.value + r.latency.value - setup;
+  const double begin = (*phase_->transfers)[i].streamed ? timings_[i].start.value
+                                                        : timings_[i].start.value + r.latency.value - setup;
   sg4::this_actor::sleep_until(begin);
   const Transfer& t = (*phase_->transfers)[i];
   if (t.bytes.value > 0 && ends_[k].first != nullptr) {

@@ -341,9 +341,10 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
     return;
   }
   p.chunk = {per_channel / static_cast<double>(chunks)};
-  detail::check_step_size(p.rings.size() * chunks * hops, p);
+  // Simple: chunk j > 0 of a hop runs behind chunk j - 1 on the same connection and is fed by chunk j
+  // of the hop before, through a delay node holding the links' latency (below): 2 transfers per piece.
+  detail::check_step_size(p.rings.size() * chunks * hops * (simple ? 2 : 1), p);
   for (std::size_t c = 0; c < p.rings.size(); ++c) {
-    const std::size_t first = p.transfers.size();
     if (!simple) {
       // LL / LL128 forward each line as it arrives (prims_ll.h, prims_ll128.h: a line is read, polled on
       // its flag, and stored to the next peer in the same loop), so the hops run at once, each starting
@@ -355,18 +356,33 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
       }
       continue;
     }
-    for (std::size_t j = 0; j < chunks; ++j)
+    // Simple pipelines chunks through the chain. A hop's chunk j > 0 leaves as soon as its data is in
+    // and chunk j - 1 has left: NCCL's sender keeps up to NCCL_STEPS slices in flight on a connection
+    // (prims_simple.h waits only when all eight slots are taken), so the links' latency of a chunk
+    // overlaps the chunk before it instead of idling the link once per chunk. The data still arrives
+    // the links' latency after it was sent: the chunk's data dependency goes through a delay node of
+    // that latency, its dependency on chunk j - 1 does not, and the chunk itself waits nothing
+    // (Transfer::streamed). Chunk 0 pays the latencies as before (NCCL's step and base, the route's).
+    std::vector<std::size_t> prev(hops), cur(hops);
+    for (std::size_t j = 0; j < chunks; ++j) {
       for (std::size_t h = 0; h < hops; ++h) {
+        const Connection& hop = p.rings[c].hops[h];
         std::vector<std::size_t> after;
-        if (h > 0) after.push_back(first + j * hops + h - 1);
-        if (j > 0) after.push_back(first + (j - 1) * hops + h);
         Seconds lat{};
-        if (j == 0)
-          lat = detail::protocol_step(cost, p.protocol, p.rings[c].hops[h], nvl) +
+        if (j == 0) {
+          if (h > 0) after.push_back(cur[h - 1]);
+          lat = detail::protocol_step(cost, p.protocol, hop, nvl) +
                 (h == 0 ? detail::protocol_base(cost, p.protocol) : Seconds{});
-        detail::add_transfer(p.transfers, p.rings[c].hops[h], wire(p), lat, std::move(after),
-                             tag(p, "chain", c, h));
+        } else {
+          if (h > 0)
+            after.push_back(detail::add_delay(p.transfers, hop.src, Seconds{hop.latency.value - hop.setup.value}, {cur[h - 1]}));
+          after.push_back(prev[h]);
+        }
+        cur[h] = detail::add_transfer(p.transfers, hop, wire(p), lat, std::move(after), tag(p, "chain", c, h));
+        p.transfers[cur[h]].streamed = j > 0;
       }
+      prev = cur;
+    }
   }
 }
 

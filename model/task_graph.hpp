@@ -40,6 +40,10 @@ struct Transfer {
   /// communicator init): the platform charges only the links' latencies, not the transport's setup
   /// (Route::setup). Default false: every transfer pays its setup, as before this flag existed.
   bool connected = false;
+  /// The transfer follows the previous piece of the same pipeline on the same connection (a Simple
+  /// chain's chunk j > 0): NCCL posts it while the one before is still in flight (NCCL_STEPS slots),
+  /// so the links' latency, paid by the first piece, is not paid again. Default false.
+  bool streamed = false;
   std::vector<std::size_t> after;  // indices into the same vector, all smaller than this one's
   std::string tag;                 // for traces and bottleneck attribution, e.g. "ring step 3"
   /// A compute task (src == dst, no bytes): the time it occupies its stream once started, in seconds.

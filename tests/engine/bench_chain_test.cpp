@@ -27,14 +27,18 @@ TEST(BenchClosedForm, BroadcastChainPipelinesItsChunks) {
   const Outcome o = run(p, CollectiveOp::Broadcast, S, PlanModel::Step);
   const Route r = hop_route(p, o);
   const double n = 4, M = S / o.plan.chunk.value;
-  // Chunk j leaves hop h once chunk j arrived over hop h-1 and chunk j-1 left over hop h.
-  // Chunk 0 pays NCCL's step latency on each hop; every chunk its route's link latencies (not the P2P
-  // transport's setup: the chain runs on connections NCCL set up at init).
+  // Chunk j leaves hop h once chunk j arrived over hop h-1 and chunk j-1 left over hop h. Chunk 0 pays
+  // NCCL's step latency on each hop and its route's link latencies (not the P2P transport's setup: the
+  // chain runs on connections NCCL set up at init); the chunks behind it stream, their link latency
+  // hidden behind the chunk in flight before them (NCCL_STEPS slots), so the link never idles.
   const double links = r.latency.value - cost.p2p_latency.value;
   const double expected = cost.nccl_base_latency.value + (n - 1) * cost.nccl_step_latency_pcie.value +
-                          (M + n - 2) * (links + o.plan.chunk.value / r.bottleneck.value);
+                          (n - 1) * links + (M + n - 2) * o.plan.chunk.value / r.bottleneck.value;
   EXPECT_NEAR(o.seconds, expected, 0.002 * expected)
-      << closed("base + (n-1)·step + (M+n-2)·(link latencies + S/M/B)", expected, o.seconds);
+      << closed("base + (n-1)·(step + link latencies) + (M+n-2)·S/M/B", expected, o.seconds);
+  // The form rigsim had, every chunk waiting its links' latency on the idle link, is longer by
+  // (M - 1) x link latencies, more than the tolerance: the test tells the two apart.
+  EXPECT_GT((M - 1) * links, 0.002 * expected);
   EXPECT_GT(o.busbw, 0.95 * r.bottleneck.value / 1e9) << "busbw of a pipelined chain -> B";
 }
 
