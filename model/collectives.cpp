@@ -374,11 +374,12 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
           lat = detail::protocol_step(cost, p.protocol, hop, nvl) +
                 (h == 0 ? detail::protocol_base(cost, p.protocol) : Seconds{});
         } else {
-          if (h > 0)
-            after.push_back(detail::add_delay(p.transfers, hop.src, Seconds{hop.latency.value - hop.setup.value}, {cur[h - 1]}));
+          const Seconds links{hop.latency.value - hop.setup.value};
+          if (h > 0) after.push_back(detail::add_delay(p.transfers, hop.src, links, {cur[h - 1]}));
           after.push_back(prev[h]);
         }
-        cur[h] = detail::add_transfer(p.transfers, hop, wire(p), lat, std::move(after), tag(p, "chain", c, h));
+        cur[h] =
+            detail::add_transfer(p.transfers, hop, wire(p), lat, std::move(after), tag(p, "chain", c, h));
         p.transfers[cur[h]].streamed = j > 0;
       }
       prev = cur;
