@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 struct CalibrateCli {
   std::vector<std::string> inputs;
   std::string layout, cost_model, output, op;
+  std::string baseline;  // an earlier `validate --json` report to compare with
   bool json = false, force = false;
   std::optional<double> max_error;   // percent
   std::optional<double> max_factor;  // predicted / measured within [1/K, K]
@@ -34,7 +35,8 @@ struct CalibrateCli {
 std::string layout_of(const calibration::Measurements& m, const std::string& given) {
   if (!given.empty()) return given;
   if (m.rig.layout.empty())
-    throw InputError(m.file, "/rig/layout", "no layout: give --layout LAYOUT.json or set rig.layout in the file");
+    throw InputError(m.file, "/rig/layout",
+                     "no layout: give --layout LAYOUT.json or set rig.layout in the file");
   const fs::path p = fs::path(m.file).parent_path() / m.rig.layout;
   return p.lexically_normal().string();
 }
@@ -42,10 +44,12 @@ std::string layout_of(const calibration::Measurements& m, const std::string& giv
 /// A layout's platforms under one cost model, per server count, built when first asked for.
 class Platforms {
  public:
-  Platforms(std::string layout, calibration::CostModel cost) : layout_(std::move(layout)), cost_(std::move(cost)) {}
+  Platforms(std::string layout, calibration::CostModel cost)
+      : layout_(std::move(layout)), cost_(std::move(cost)) {}
   const model::Platform& operator()(int nodes) {
     auto it = cache_.find(nodes);
-    if (it == cache_.end()) it = cache_.emplace(nodes, model::Platform(topology::read_layout(layout_, nodes), cost_)).first;
+    if (it == cache_.end())
+      it = cache_.emplace(nodes, model::Platform(topology::read_layout(layout_, nodes), cost_)).first;
     return it->second;
   }
 
@@ -57,7 +61,8 @@ class Platforms {
 
 /// Every input, a measurements JSON file or a tool's output (calibration/parsers); what a parser skipped
 /// or assumed is printed on stderr.
-std::vector<calibration::Measurements> load_all(const std::vector<std::string>& inputs, const std::string& op) {
+std::vector<calibration::Measurements> load_all(const std::vector<std::string>& inputs,
+                                                const std::string& op) {
   std::vector<calibration::Measurements> out;
   for (const std::string& path : inputs) {
     calibration::ParseResult r = calibration::load_any(path, op);
@@ -76,9 +81,10 @@ int check_limits(const CalibrateCli& o, const std::vector<report::ValidatedFile>
       const bool error = o.max_error && 100 * std::abs(ratio - 1) > *o.max_error;
       const bool factor = o.max_factor && (ratio > *o.max_factor || ratio < 1 / *o.max_factor);
       if (!error && !factor) continue;
-      std::fprintf(stderr, "rigsim validate: %s: %s predicted %.4g %s, measured %.4g (x%.2f) is past the limit\n",
-                   f.file.c_str(), (c.id.empty() ? c.what : c.id).c_str(), c.predicted, c.unit.c_str(), c.measured,
-                   ratio);
+      std::fprintf(stderr,
+                   "rigsim validate: %s: %s predicted %.4g %s, measured %.4g (x%.2f) is past the limit\n",
+                   f.file.c_str(), (c.id.empty() ? c.what : c.id).c_str(), c.predicted, c.unit.c_str(),
+                   c.measured, ratio);
       status = 3;
     }
   return status;
@@ -90,11 +96,21 @@ int run_validate(const CalibrateCli& o) {
   for (const calibration::Measurements& m : load_all(o.inputs, o.op)) {
     report::ValidatedFile f{m.file, layout_of(m, o.layout), m.rig.name, {}, m.pairs};
     Platforms platforms(f.layout, cost);
-    f.checks = model::validate([&](int nodes) -> const model::Platform& { return platforms(nodes); }, engine::run, m);
+    f.checks = model::validate([&](int nodes) -> const model::Platform& { return platforms(nodes); },
+                               engine::run, m);
     files.push_back(std::move(f));
   }
-  emit(o.json ? report::validate_json(files, cost.source).dump(2) + "\n" : report::validate_text(files, cost.source),
-       o.output);
+  std::optional<report::Baseline> baseline;
+  if (!o.baseline.empty()) baseline = report::read_baseline(load_json_file(o.baseline), o.baseline);
+  if (o.json) {
+    nlohmann::json j = report::validate_json(files, cost.source);
+    if (baseline) j["baseline"] = report::baseline_json(files, *baseline);
+    emit(j.dump(2) + "\n", o.output);
+  } else {
+    emit(
+        report::validate_text(files, cost.source) + (baseline ? report::baseline_text(files, *baseline) : ""),
+        o.output);
+  }
   return check_limits(o, files);
 }
 
@@ -127,12 +143,14 @@ int run_calibrate(const CalibrateCli& o) {
 }
 
 void add_inputs(CLI::App* cmd, CalibrateCli& o) {
-  cmd->add_option("measurements", o.inputs,
-                  "Measurements JSON (rigsim-measurements/1), or the output of nccl-tests, p2pBandwidthLatencyTest, "
-                  "bandwidthTest or nvbandwidth")
+  cmd->add_option(
+         "measurements", o.inputs,
+         "Measurements JSON (rigsim-measurements/1), or the output of nccl-tests, p2pBandwidthLatencyTest, "
+         "bandwidthTest or nvbandwidth")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--op", o.op, "The collective of nccl-tests outputs that do not say (all_reduce, all_gather, ...)");
+  cmd->add_option("--op", o.op,
+                  "The collective of nccl-tests outputs that do not say (all_reduce, all_gather, ...)");
   cmd->add_option("--layout", o.layout,
                   "Layout of the measured rig (default: each file's rig.layout, relative to the file)")
       ->check(CLI::ExistingFile);
@@ -150,8 +168,9 @@ int run_measurements(const CalibrateCli& o) {
 void add_measurements(CLI::App& app, Action& action) {
   auto opt = std::make_shared<CalibrateCli>();
   CLI::App* cmd = app.add_subcommand(
-      "measurements", "Read tool outputs (nccl-tests, p2pBandwidthLatencyTest, bandwidthTest, nvbandwidth) into one "
-                      "rigsim-measurements/1 JSON document");
+      "measurements",
+      "Read tool outputs (nccl-tests, p2pBandwidthLatencyTest, bandwidthTest, nvbandwidth) into one "
+      "rigsim-measurements/1 JSON document");
   add_inputs(cmd, *opt);
   add_output_option(cmd, opt->output);
   cmd->callback([opt, &action] { action = [opt] { return run_measurements(*opt); }; });
@@ -163,6 +182,10 @@ void add_validate(CLI::App& app, Action& action) {
       "validate", "Re-simulate measured points of a real rig: measured vs predicted, error per category");
   add_inputs(cmd, *opt);
   cmd->add_flag("--json", opt->json, "Print JSON: every point and the errors per category");
+  cmd->add_option("--baseline", opt->baseline,
+                  "An earlier report of validate --json: list the points whose error moved, and the median, "
+                  "the points within 10 % and the A/B pairs before and after")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--max-error", opt->max_error,
                   "Exit with status 3 when any point's |predicted/measured - 1| exceeds this many percent")
       ->check(CLI::Range(0.0, 1e6));

@@ -2,8 +2,11 @@
 // calibrate` (what was fitted, from which points, with the error before and after).
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/fit.hpp"
@@ -54,13 +57,42 @@ std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& fil
 std::string validate_text(const std::vector<ValidatedFile>& files, const std::string& cost_model);
 nlohmann::json validate_json(const std::vector<ValidatedFile>& files, const std::string& cost_model);
 
+/// An earlier report of `rigsim validate --json` (the baseline): each point's signed error, keyed by
+/// file and point (its id, or "series/point" where it has none), the overall errors and the pairs
+/// that held, so a change to the model can be read as the points it moved.
+struct Baseline {
+  std::string file;                                              // where it was read from
+  std::map<std::pair<std::string, std::string>, double> errors;  // (file, point) -> signed error
+  double median_abs = 0;
+  std::size_t points = 0, within_10 = 0;
+  std::size_t pairs = 0, pairs_holding = 0;
+};
+
+/// Reads a `validate --json` document; throws InputError naming the file and JSON pointer of what is
+/// missing or of the wrong type.
+Baseline read_baseline(const nlohmann::json& report, const std::string& file);
+
+/// The points whose printed error differs from the baseline's, in file order: (file, point name,
+/// error before, error after); a point the baseline lacks has no "before".
+struct MovedPoint {
+  std::string file, point;
+  std::optional<double> before;
+  double after = 0;
+};
+std::vector<MovedPoint> moved_points(const std::vector<ValidatedFile>& files, const Baseline& b);
+
+/// "Against the baseline FILE": points moved, median |error| and points within 10 % before and after,
+/// the A/B pairs holding before and after, then every moved point.
+std::string baseline_text(const std::vector<ValidatedFile>& files, const Baseline& b);
+nlohmann::json baseline_json(const std::vector<ValidatedFile>& files, const Baseline& b);
+
 /// What calibrate fitted: each key with its start and fitted value, points and categories, and the
 /// median error of those points before and after; the keys it could not determine; overall errors.
 std::string fit_text(const model::FitResult& r, const std::string& layout);
 /// The profile written by calibrate: every fitted key at top level (as `--cost-model` reads it), with
 /// "schema", "rig" (description of the measured rig) and "fit" (per key: start value, points,
 /// categories, errors; undetermined keys marked "kept": the default).
-nlohmann::json profile_json(const model::FitResult& r, const nlohmann::json& rig, const std::vector<std::string>& inputs,
-                            const std::string& layout);
+nlohmann::json profile_json(const model::FitResult& r, const nlohmann::json& rig,
+                            const std::vector<std::string>& inputs, const std::string& layout);
 
 }  // namespace rigsim::report

@@ -3,6 +3,7 @@
 // that does not move either.
 #include <gtest/gtest.h>
 
+#include "common/input.hpp"
 #include "report/validate.hpp"
 
 namespace rigsim::report {
@@ -85,6 +86,61 @@ TEST(ValidateCategories, CountsPointsWithinTenPercentAndWithinAFactorOf125) {
   EXPECT_EQ(category_errors({f}).back().within_x125, 6u);
   f.checks[0].predicted = 0.79 * f.checks[0].measured;
   EXPECT_EQ(category_errors({f}).back().within_x125, 5u);
+}
+
+}  // namespace
+}  // namespace rigsim::report
+
+namespace rigsim::report {
+namespace {
+
+TEST(ValidateBaseline, NamesThePointsWhoseErrorMovedAndTheTotalsBeforeAndAfter) {
+  const ValidatedFile before = file();
+  const Baseline b = read_baseline(validate_json({before}, "built-in defaults"), "old.json");
+  EXPECT_EQ(b.errors.size(), 6u);
+  EXPECT_EQ(b.within_10, 4u);  // as ValidateCategories counts them
+  EXPECT_EQ(b.pairs_holding, 3u);
+  EXPECT_TRUE(moved_points({before}, b).empty()) << "the same report moves nothing";
+
+  ValidatedFile after = before;
+  after.checks[0].predicted = 3.5;           // uma: 6.46 / 3.32 - 1 = +94.6 % -> 3.5 / 3.32 - 1 = +5.4 %
+  after.checks[2].predicted = 6.4 * 1.0001;  // off: +6.67 % either way as printed: not moved
+  const std::vector<MovedPoint> moved = moved_points({after}, b);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0].point, "uma");
+  ASSERT_TRUE(moved[0].before.has_value());
+  EXPECT_NEAR(*moved[0].before, 6.46 / 3.32 - 1, 1e-12);
+  EXPECT_NEAR(moved[0].after, 3.5 / 3.32 - 1, 1e-12);
+  // uma now within 10 %: 5 of 6; its pair with numa (measured x0.598) now predicted 3.5 / 6.46 = x0.542.
+  const std::string text = baseline_text({after}, b);
+  EXPECT_NE(text.find("Against the baseline old.json: 1 of 6 points moved"), std::string::npos) << text;
+  EXPECT_NE(text.find("within 10 % 4 of 6 -> 5 of 6, A/B pairs holding 3 of 4 -> 4 of 4"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("+94.6% ->    +5.4%"), std::string::npos) << text;
+  EXPECT_EQ(baseline_json({after}, b)["within_10_percent"]["after"], 5);
+}
+
+TEST(ValidateBaseline, APointTheBaselineLacksIsNew) {
+  ValidatedFile f = file();
+  const Baseline b = read_baseline(validate_json({f}, "built-in defaults"), "old.json");
+  f.checks.push_back(point("added", 1.0, 1.2));
+  const std::vector<MovedPoint> moved = moved_points({f}, b);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_FALSE(moved[0].before.has_value());
+  EXPECT_NE(baseline_text({f}, b).find("new ->   +20.0%"), std::string::npos) << baseline_text({f}, b);
+}
+
+TEST(ValidateBaseline, ANonReportIsRejectedWithTheJsonPointer) {
+  try {
+    read_baseline(nlohmann::json::parse(R"({"files":[{"file":"x","points":[{"error":"big"}]}]})"),
+                  "old.json");
+    FAIL() << "accepted a string error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "old.json");
+    EXPECT_EQ(e.location(), "/files/0/points/0/error");
+  }
+  EXPECT_THROW(read_baseline(nlohmann::json::parse(R"({"schema":"rigsim-measurements/1"})"), "m.json"),
+               InputError);
 }
 
 }  // namespace
