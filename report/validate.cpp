@@ -231,14 +231,14 @@ Baseline read_baseline(const nlohmann::json& report, const std::string& file) {
   for (const nlohmann::json& c :
        need(report, "categories", "", &nlohmann::json::is_array, "an array of categories"))
     if (c.is_object() && c.value("category", "") == "all") {
-      b.median_abs = c.value("median_abs_error", 0.0);
-      b.points = c.value("points", std::size_t{0});
-      b.within_10 = c.value("within_10_percent", std::size_t{0});
+      b.totals.median_abs = c.value("median_abs_error", 0.0);
+      b.totals.points = c.value("points", std::size_t{0});
+      b.totals.within_10 = c.value("within_10_percent", std::size_t{0});
     }
   if (report.contains("pairs") && report["pairs"].is_array())
     for (const nlohmann::json& p : report["pairs"]) {
-      ++b.pairs;
-      if (p.is_object() && p.value("holds", false)) ++b.pairs_holding;
+      ++b.totals.pairs;
+      if (p.is_object() && p.value("holds", false)) ++b.totals.pairs_holding;
     }
   return b;
 }
@@ -258,35 +258,31 @@ std::vector<MovedPoint> moved_points(const std::vector<ValidatedFile>& files, co
   return out;
 }
 
-namespace {
-
-struct Totals {
-  double median_abs = 0;
-  std::size_t points = 0, within_10 = 0, pairs = 0, holding = 0;
-};
-
-Totals totals(const std::vector<ValidatedFile>& files) {
-  Totals t;
+ValidateTotals validate_totals(const std::vector<ValidatedFile>& files) {
+  ValidateTotals t;
   const std::vector<CategoryError> cats = category_errors(files);
-  if (!cats.empty()) t = {cats.back().median_abs, cats.back().points, cats.back().within_10, 0, 0};
+  if (!cats.empty()) {
+    t.median_abs = cats.back().median_abs;
+    t.points = cats.back().points;
+    t.within_10 = cats.back().within_10;
+  }
   for (const PairCheck& p : pair_checks(files)) {
     ++t.pairs;
-    t.holding += p.holds ? 1 : 0;
+    t.pairs_holding += p.holds ? 1 : 0;
   }
   return t;
 }
 
-}  // namespace
-
 std::string baseline_text(const std::vector<ValidatedFile>& files, const Baseline& b) {
-  const Totals now = totals(files);
+  const ValidateTotals now = validate_totals(files);
+  const ValidateTotals& was = b.totals;
   const std::vector<MovedPoint> moved = moved_points(files, b);
   std::ostringstream out;
   out << "\nAgainst the baseline " << b.file << ": " << moved.size() << " of " << now.points
-      << " points moved; median |error| " << fmt("%.1f%%", 100 * b.median_abs) << " -> "
-      << fmt("%.1f%%", 100 * now.median_abs) << ", within 10 % " << b.within_10 << " of " << b.points
-      << " -> " << now.within_10 << " of " << now.points << ", A/B pairs holding " << b.pairs_holding
-      << " of " << b.pairs << " -> " << now.holding << " of " << now.pairs << "\n";
+      << " points moved; median |error| " << fmt("%.1f%%", 100 * was.median_abs) << " -> "
+      << fmt("%.1f%%", 100 * now.median_abs) << ", within 10 % " << was.within_10 << " of " << was.points
+      << " -> " << now.within_10 << " of " << now.points << ", A/B pairs holding " << was.pairs_holding
+      << " of " << was.pairs << " -> " << now.pairs_holding << " of " << now.pairs << "\n";
   std::size_t w = 24;
   for (const MovedPoint& m : moved) w = std::max(w, m.point.size());
   std::string file;
@@ -299,7 +295,8 @@ std::string baseline_text(const std::vector<ValidatedFile>& files, const Baselin
 }
 
 nlohmann::json baseline_json(const std::vector<ValidatedFile>& files, const Baseline& b) {
-  const Totals now = totals(files);
+  const ValidateTotals now = validate_totals(files);
+  const ValidateTotals& was = b.totals;
   nlohmann::json moved = nlohmann::json::array();
   for (const MovedPoint& m : moved_points(files, b)) {
     nlohmann::json j = {{"file", m.file}, {"point", m.point}, {"error_after", m.after}};
@@ -308,9 +305,9 @@ nlohmann::json baseline_json(const std::vector<ValidatedFile>& files, const Base
   }
   return {{"file", b.file},
           {"moved", std::move(moved)},
-          {"median_abs_error", {{"before", b.median_abs}, {"after", now.median_abs}}},
-          {"within_10_percent", {{"before", b.within_10}, {"after", now.within_10}}},
-          {"pairs_holding", {{"before", b.pairs_holding}, {"after", now.holding}}}};
+          {"median_abs_error", {{"before", was.median_abs}, {"after", now.median_abs}}},
+          {"within_10_percent", {{"before", was.within_10}, {"after", now.within_10}}},
+          {"pairs_holding", {{"before", was.pairs_holding}, {"after", now.pairs_holding}}}};
 }
 
 std::string fit_text(const model::FitResult& r, const std::string& layout) {

@@ -60,12 +60,21 @@ nlohmann::json validate_json(const std::vector<ValidatedFile>& files, const std:
 /// An earlier report of `rigsim validate --json` (the baseline): each point's signed error, keyed by
 /// file and point (its id, or "series/point" where it has none), the overall errors and the pairs
 /// that held, so a change to the model can be read as the points it moved.
-struct Baseline {
-  std::string file;                                              // where it was read from
-  std::map<std::pair<std::string, std::string>, double> errors;  // (file, point) -> signed error
+/// The summary of one validate report: median |error| and points within 10 % over all points, and the
+/// A/B pairs predicted in the measured direction.
+struct ValidateTotals {
   double median_abs = 0;
   std::size_t points = 0, within_10 = 0;
   std::size_t pairs = 0, pairs_holding = 0;
+};
+
+/// The totals of the files' points and pairs, as the report's "all" row and pair list count them.
+ValidateTotals validate_totals(const std::vector<ValidatedFile>& files);
+
+struct Baseline {
+  std::string file;                                              // where it was read from
+  std::map<std::pair<std::string, std::string>, double> errors;  // (file, point) -> signed error
+  ValidateTotals totals;
 };
 
 /// Reads a `validate --json` document; throws InputError naming the file and JSON pointer of what is

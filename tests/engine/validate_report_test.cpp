@@ -98,8 +98,8 @@ TEST(ValidateBaseline, NamesThePointsWhoseErrorMovedAndTheTotalsBeforeAndAfter) 
   const ValidatedFile before = file();
   const Baseline b = read_baseline(validate_json({before}, "built-in defaults"), "old.json");
   EXPECT_EQ(b.errors.size(), 6u);
-  EXPECT_EQ(b.within_10, 4u);  // as ValidateCategories counts them
-  EXPECT_EQ(b.pairs_holding, 3u);
+  EXPECT_EQ(b.totals.within_10, 4u);  // as ValidateCategories counts them
+  EXPECT_EQ(b.totals.pairs_holding, 3u);
   EXPECT_TRUE(moved_points({before}, b).empty()) << "the same report moves nothing";
 
   ValidatedFile after = before;
