@@ -77,6 +77,24 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
+/// "Error per file": points, median and max |error|, within 10 %, A/B pairs holding; a file by its
+/// base name (the report's file headers give the paths).
+std::string file_table(const std::vector<FileError>& rows) {
+  std::size_t w = 18;
+  const auto base = [](const std::string& path) { return path.substr(path.find_last_of('/') + 1); };
+  for (const FileError& r : rows) w = std::max(w, base(r.error.category).size() + 2);
+  std::ostringstream out;
+  out << "\nError per file: |predicted / measured - 1|\n"
+      << pad("file", w) << lpad("points", 7) << lpad("median", 9) << lpad("max", 9) << lpad("<=10%", 7)
+      << lpad("pairs", 7) << "\n";
+  for (const FileError& r : rows)
+    out << pad(base(r.error.category), w) << lpad(std::to_string(r.error.points), 7)
+        << lpad(fmt("%.1f%%", 100 * r.error.median_abs), 9) << lpad(fmt("%.1f%%", 100 * r.error.max_abs), 9)
+        << lpad(std::to_string(r.error.within_10), 7)
+        << lpad(r.pairs ? std::to_string(r.pairs_holding) + "/" + std::to_string(r.pairs) : "-", 7) << "\n";
+  return out.str();
+}
+
 }  // namespace
 
 std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& files) {
@@ -90,6 +108,22 @@ std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& fil
   std::vector<CategoryError> out;
   for (const auto& [category, ratios] : by) out.push_back(summarize(category, ratios));
   out.push_back(summarize("all", all));
+  return out;
+}
+
+std::vector<FileError> file_errors(const std::vector<ValidatedFile>& files) {
+  std::vector<FileError> out;
+  for (const ValidatedFile& f : files) {
+    if (f.checks.empty()) continue;
+    std::vector<double> ratios;
+    for (const PointCheck& c : f.checks) ratios.push_back(c.predicted / c.measured);
+    FileError e{summarize(f.file, ratios)};
+    for (const PairCheck& p : pair_checks({f})) {
+      ++e.pairs;
+      e.pairs_holding += p.holds ? 1 : 0;
+    }
+    out.push_back(std::move(e));
+  }
   return out;
 }
 
@@ -140,6 +174,7 @@ std::string validate_text(const std::vector<ValidatedFile>& files, const std::st
     out << pad(e.category, 18) << lpad(std::to_string(e.points), 7)
         << lpad(fmt("%.1f%%", 100 * e.median_abs), 9) << lpad(fmt("%.1f%%", 100 * e.max_abs), 9)
         << lpad(std::to_string(e.within_10), 7) << lpad(std::to_string(e.within_x125), 9) << "\n";
+  if (files.size() > 1) out << file_table(file_errors(files));
   std::stable_sort(all.begin(), all.end(), [](const PointCheck* a, const PointCheck* b) {
     return std::abs(std::log(a->predicted / a->measured)) > std::abs(std::log(b->predicted / b->measured));
   });
@@ -187,6 +222,16 @@ nlohmann::json validate_json(const std::vector<ValidatedFile>& files, const std:
                     {"within_10_percent", e.within_10},
                     {"within_x1_25", e.within_x125}});
   out["categories"] = std::move(cats);
+  nlohmann::json by_file = nlohmann::json::array();
+  for (const FileError& r : file_errors(files))
+    by_file.push_back({{"file", r.error.category},
+                       {"points", r.error.points},
+                       {"median_abs_error", r.error.median_abs},
+                       {"max_abs_error", r.error.max_abs},
+                       {"within_10_percent", r.error.within_10},
+                       {"pairs", r.pairs},
+                       {"pairs_holding", r.pairs_holding}});
+  out["by_file"] = std::move(by_file);
   nlohmann::json pairs = nlohmann::json::array();
   for (const PairCheck& p : pair_checks(files))
     pairs.push_back({{"file", p.file},

@@ -52,6 +52,15 @@ struct CategoryError {
 /// Per transport class, then "all", over every file.
 std::vector<CategoryError> category_errors(const std::vector<ValidatedFile>& files);
 
+/// One measurements file's points summarised as a category is (its `category` is the file's name),
+/// with its A/B pairs and how many of them hold: which rigs the model misses, not only which paths.
+struct FileError {
+  CategoryError error;
+  std::size_t pairs = 0, pairs_holding = 0;
+};
+/// One entry per file that has checked points, in file order.
+std::vector<FileError> file_errors(const std::vector<ValidatedFile>& files);
+
 /// A table per file (point, category, metric, measured, predicted, error), then the errors per
 /// category and overall, then the worst points, then the A/B pairs. `cost_model` names the profile used.
 std::string validate_text(const std::vector<ValidatedFile>& files, const std::string& cost_model);

@@ -88,6 +88,35 @@ TEST(ValidateCategories, CountsPointsWithinTenPercentAndWithinAFactorOf125) {
   EXPECT_EQ(category_errors({f}).back().within_x125, 5u);
 }
 
+TEST(ValidateFiles, EachFileIsSummarisedWithItsPairs) {
+  // file(): ratios 1.95, 1.164, 1.067, 1.042, 1, 1 (four within 10 %, median (1.042 + 1.067) / 2 - 1),
+  // pairs 3 of 4; a second file of one point at x0.5 and no pairs.
+  ValidatedFile g;
+  g.file = "dir/other.json";
+  g.checks = {point("half", 10.0, 5.0)};
+  const std::vector<FileError> rows = file_errors({file(), g});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].error.category, "pairs.json");
+  EXPECT_EQ(rows[0].error.points, 6u);
+  EXPECT_EQ(rows[0].error.within_10, 4u);
+  EXPECT_NEAR(rows[0].error.median_abs, (25.0 / 24 - 1 + 6.4 / 6 - 1) / 2, 1e-12);
+  EXPECT_EQ(rows[0].pairs, 4u);
+  EXPECT_EQ(rows[0].pairs_holding, 3u);
+  EXPECT_EQ(rows[1].error.within_10, 0u);
+  EXPECT_NEAR(rows[1].error.max_abs, 0.5, 1e-12);
+  EXPECT_EQ(rows[1].pairs, 0u);
+  const std::string text = validate_text({file(), g}, "built-in defaults");
+  EXPECT_NE(text.find("Error per file"), std::string::npos) << text;
+  EXPECT_NE(text.find("other.json"), std::string::npos) << text;
+  EXPECT_NE(text.find("    3/4"), std::string::npos) << text;
+  EXPECT_EQ(validate_text({file()}, "built-in defaults").find("Error per file"), std::string::npos)
+      << "one file: the category table already says it";
+  const nlohmann::json j = validate_json({file(), g}, "built-in defaults");
+  ASSERT_EQ(j["by_file"].size(), 2u);
+  EXPECT_EQ(j["by_file"][1]["file"], "dir/other.json");
+  EXPECT_EQ(j["by_file"][0]["pairs_holding"], 3);
+}
+
 }  // namespace
 }  // namespace rigsim::report
 
