@@ -55,6 +55,11 @@ constexpr ArchRatesKey kArchRates[] = {
     {"nccl_ll128_channel_bw_gbs", &CostModel::nccl_ll128_channel_bw_gbs},
 };
 
+/// Per-architecture rates in GB/s where 0 means "no figure for that architecture".
+constexpr ArchRatesKey kArchRatesOrNone[] = {
+    {"nccl_block_gbs", &CostModel::nccl_block_gbs},
+};
+
 /// Per-architecture factors in [0, 1] (0: the architecture lacks the feature).
 constexpr ArchRatesKey kArchFactors[] = {
     {"nccl_nvls_efficiency", &CostModel::nccl_nvls_efficiency},
@@ -195,18 +200,25 @@ std::array<double, 5> read_gen_factors(ObjectReader& r, const char* key, std::ar
   return value;
 }
 
-/// A per-architecture row (Volta, Ampere, Hopper, Blackwell): rates in GB/s (each > 0) or, with
-/// `factors`, factors in [0, 1] (0: the architecture lacks the feature).
+/// What the elements of a per-architecture row may be.
+enum class PerArch { Rates, RatesOrNone, Factors };
+
+/// A per-architecture row (Volta, Ampere, Hopper, Blackwell): rates in GB/s (each > 0; with
+/// RatesOrNone 0 too, "no figure") or factors in [0, 1] (0: the architecture lacks the feature).
 std::array<double, 4> read_per_arch(ObjectReader& r, const char* key, std::array<double, 4> value,
-                                    bool factors) {
+                                    PerArch kind) {
   const nlohmann::json* a = r.optional_array(key);
   if (!a) return value;
-  const std::string what = factors ? "factors in [0, 1]" : "positive rates in GB/s";
+  const std::string what = kind == PerArch::Factors       ? "factors in [0, 1]"
+                           : kind == PerArch::RatesOrNone ? "rates in GB/s, positive or 0 (none)"
+                                                          : "positive rates in GB/s";
   if (a->size() != 4) r.fail(key, "expected 4 " + what + " (Volta, Ampere, Hopper, Blackwell)");
   for (std::size_t i = 0; i < 4; ++i) {
     const double v = (*a)[i].is_number() ? (*a)[i].get<double>() : -1;
-    if (!(factors ? v >= 0 && v <= 1 : v > 0))
-      r.fail(key, "expected " + what + ", element " + std::to_string(i) + " is not");
+    const bool ok = kind == PerArch::Factors       ? v >= 0 && v <= 1
+                    : kind == PerArch::RatesOrNone ? v >= 0 && std::isfinite(v)
+                                                   : v > 0 && std::isfinite(v);
+    if (!ok) r.fail(key, "expected " + what + ", element " + std::to_string(i) + " is not");
     value[i] = v;
   }
   return value;
@@ -307,8 +319,10 @@ CostModel apply_overrides(CostModel base, const nlohmann::json& doc, const std::
   r.optional_object("fit");
   for (const auto& f : kFactors) base.*f.field = read_factor(r, f.key, base.*f.field);
   for (const auto& d : kDurations) base.*d.field = read_duration(r, d.key, base.*d.field);
-  for (const auto& a : kArchRates) base.*a.field = read_per_arch(r, a.key, base.*a.field, false);
-  for (const auto& a : kArchFactors) base.*a.field = read_per_arch(r, a.key, base.*a.field, true);
+  for (const auto& a : kArchRates) base.*a.field = read_per_arch(r, a.key, base.*a.field, PerArch::Rates);
+  for (const auto& a : kArchRatesOrNone)
+    base.*a.field = read_per_arch(r, a.key, base.*a.field, PerArch::RatesOrNone);
+  for (const auto& a : kArchFactors) base.*a.field = read_per_arch(r, a.key, base.*a.field, PerArch::Factors);
   for (const auto& g : kGenFactors) base.*g.field = read_gen_factors(r, g.key, base.*g.field);
   for (const auto& z : kSizes) base.*z.field = read_size(r, z.key, base.*z.field);
   for (const auto& t : kNodeTables) base.*t.field = read_node_table(r, t.key, base.*t.field, t.zero_is_none);
@@ -328,6 +342,7 @@ nlohmann::json to_json(const CostModel& m) {
     if (!is_override(f.key) || m.*f.field > 0) out[f.key] = m.*f.field;
   for (const auto& d : kDurations) out[d.key] = format_us(m.*d.field);
   for (const auto& a : kArchRates) out[a.key] = m.*a.field;
+  for (const auto& a : kArchRatesOrNone) out[a.key] = m.*a.field;
   for (const auto& a : kArchFactors) out[a.key] = m.*a.field;
   for (const auto& g : kGenFactors) out[g.key] = m.*g.field;
   for (const auto& z : kSizes)

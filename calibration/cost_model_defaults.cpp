@@ -191,6 +191,12 @@ void set_nccl_defaults(CostModel& m) {
   // latency: hwLat[NVLINK][NVLS][Simple] = 25 us with baseLat[NVLS] = 0 (same file).
   m.nccl_nvls_efficiency = {0.0, 0.0, 0.85, 0.74};
   m.nccl_nvls_latency = microseconds(25.0);
+  // One NCCL channel's thread block over NVLink, Simple protocol, measured. Blackwell: NVIDIA/nccl#2140
+  // (NCCL 2.30.4, 8x B300 on one NVSwitch, NVLS off: "busbw: 695"), a ring all_reduce on the 32
+  // channels NCCL's search gives NVLink 5 (8 rings at 90 GB/s, doubled twice; nccl_channels), so a block
+  // moves 695 / 32 = 21.7 GB/s, below NCCL's own share of the links (721.8 / 32 = 22.6). No such figure
+  // is published for older GPUs, whose blocks keep NCCL's share (their rings fill the links first).
+  m.nccl_block_gbs = {0.0, 0.0, 0.0, 695.0 / 32};
   // tuning.cc: LL128's bus bandwidth is 0.92 of Simple's (busBw * 120/128 rounded in NCCL's table,
   // nccl.md §d.5); the tree all_reduce's is 0.92 of the link rate (same source).
   m.nccl_ll128_bw_ratio = 0.92;

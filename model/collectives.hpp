@@ -66,7 +66,7 @@ struct CollectiveOptions {
   /// NCCL_NET_GDR_LEVEL / NCCL_NET_GDR_READ: a property of the Platform the plan runs on (routes of the
   /// network transport); the command that reads the environment builds its Platform with it.
   NetPolicy net;
-  std::size_t root = 0;     // rank index of the root (broadcast, reduce), as nccl-tests' -r
+  std::size_t root = 0;  // rank index of the root (broadcast, reduce), as nccl-tests' -r
   /// Most distinct rings simulated (rings over disjoint NVLink directions); NCCL's MAXCHANNELS is 32.
   int max_channels = 16;
   /// NCCL_MIN_NCHANNELS (0: unset) and NCCL_MAX_NCHANNELS (32: unset): bounds on NCCL's channel count
@@ -146,10 +146,10 @@ struct CollectivePlan {
   /// double binary tree on ring r's chains.
   std::vector<std::vector<long>> tree_parents;
   std::vector<Connection> connections;  // every distinct pair that exchanges data
-  int channels = 1;  // distinct rings (or trees) simulated; copies of a ring would cross the same links
+  int channels = 1;   // distinct rings (or trees) simulated; copies of a ring would cross the same links
   NcclChannels nccl;  // the channels NCCL runs (ring collectives): its search, duplication and env bounds
-  Bytes chunk;      // bytes per pipelined transfer (Step model)
-  Seconds latency;  // NCCL's latency term: base + steps x per-step latency
+  Bytes chunk;        // bytes per pipelined transfer (Step model)
+  Seconds latency;    // NCCL's latency term: base + steps x per-step latency
   /// alltoall / sendrecv: the channels NCCL splits one send over at this size (nccl_p2p_op_channels)
   /// and, where the sends cross NVLink only, what one channel's thread block moves (GB/s; 0: no limit).
   int p2p_op_channels = 0;
@@ -160,6 +160,7 @@ struct CollectivePlan {
   int block_channels = 0;
   double block_channel_gbs = 0;
   std::string block_figure;
+  bool block_figure_measured = false;  // a measured rate of the cost model's, not one of NCCL's figures
   std::vector<Transfer> transfers;
 };
 
@@ -167,8 +168,9 @@ struct CollectivePlan {
 /// Throws rigsim::InputError for an empty or duplicated rank list, a root out of range, or a plan too
 /// large to simulate.
 /// Every connection, its transport, setup and rate come from `platform` (Platform::connect).
-CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const std::vector<topology::DeviceId>& ranks,
-                               Bytes size, const CollectiveOptions& options = {});
+CollectivePlan plan_collective(const Platform& platform, CollectiveOp op,
+                               const std::vector<topology::DeviceId>& ranks, Bytes size,
+                               const CollectiveOptions& options = {});
 
 // ---- ring_order.cpp ----------------------------------------------------------------------------
 
@@ -176,7 +178,8 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
 /// of slow hops, highest ring throughput. Deterministic; on one server it starts at gpus[0]. Across servers
 /// the per-server rings are chained server by server, entering each at the GPU closest to its NIC.
 /// Hops are judged by the Platform's connections and routes (the rates the simulation gives them).
-std::vector<topology::DeviceId> ring_order(const Platform& platform, const std::vector<topology::DeviceId>& gpus,
+std::vector<topology::DeviceId> ring_order(const Platform& platform,
+                                           const std::vector<topology::DeviceId>& gpus,
                                            const topology::P2pPolicy& policy = {});
 
 /// Ring orders, one per channel: the ring above, plus further rings over NVLink directions no

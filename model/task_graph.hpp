@@ -55,7 +55,8 @@ struct Transfer {
   /// own (Platform::route). A staged GPU-to-GPU copy reads its H2D leg from the buffer its D2H leg wrote.
   std::optional<topology::DeviceId> host_memory_near;
   /// The most this transfer's sender moves, in payload bytes per second (0: no limit of its own): the
-  /// thread blocks NCCL gives a send/recv over NVLink (collectives.cpp: plan_pairwise). The engine takes
+  /// thread blocks NCCL gives a send/recv over NVLink (collectives.cpp: plan_pairwise) or a ring or chain
+  /// where the GPU generation has a measured block rate (cap_blocks), a tree's blocks. The engine takes
   /// the lower of it and the route's own per-transfer limit (Route::flow_cap).
   BytesPerSecond rate_cap;
 };

@@ -77,7 +77,8 @@ std::string channel_words(const CollectivePlan& p) {
            (p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "chain(s)" : "ring(s)");
   if (p.algorithm == Algorithm::Nvls) return "one flow per GPU pair through the NVSwitch";
   if (p.algorithm == Algorithm::NvlsTree)
-    return "one flow per GPU to the next GPU of its server (the NVLS load) and one to the same GPU of the next "
+    return "one flow per GPU to the next GPU of its server (the NVLS load) and one to the same GPU of the "
+           "next "
            "server";
   if (p.algorithm == Algorithm::Tree) return std::to_string(p.channels) + " tree(s)";
   if (p.algorithm == Algorithm::Pairwise)
@@ -150,9 +151,10 @@ std::string why(const Platform& platform, const BenchResult& res) {
   }
   if (p.block_channel_gbs > 0)
     out +=
-        "# Blocks: " + std::to_string(p.block_channels) + " x " + fixed(p.block_channel_gbs, 2) +
-        " GB/s (NCCL's " + p.block_figure +
-        " for this GPU generation and server count) = " + fixed(p.block_channels * p.block_channel_gbs, 1) +
+        "# Blocks: " + std::to_string(p.block_channels) + " x " + fixed(p.block_channel_gbs, 2) + " GB/s (" +
+        (p.block_figure_measured ? "what one block of this GPU generation moves, measured: " + p.block_figure
+                                 : "NCCL's " + p.block_figure + " for this GPU generation and server count") +
+        ") = " + fixed(p.block_channels * p.block_channel_gbs, 1) +
         " GB/s\n#   of bus bandwidth at most, as NCCL counts it" +
         (p.algorithm == Algorithm::Tree ? " (S up and S down: half of it is algorithm bandwidth)\n" : "\n");
   out +=
