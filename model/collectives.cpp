@@ -304,17 +304,18 @@ void plan_ring(const topology::Topology& topo, const calibration::CostModel& cos
                              : ring_steady(p);
 }
 
-/// A ring's or chain's Simple flows within one server over NVLink move at most NCCL's channels x what
-/// one channel's thread block moves, where the GPU generation has a measured block rate
-/// (CostModel::nccl_block_gbs): each simulated ring carries comm / rings of NCCL's channels, and its
-/// flows on one connection follow each other, so the cap is the channels' together. Without a measured
-/// figure a block carries NCCL's share of the links, which the links bound already.
+/// A ring's or chain's Simple flows within one server over P2P (NVLink or PCIe) move at most NCCL's
+/// channels x what one channel's thread block moves, where the GPU generation has a measured block rate
+/// (CostModel::nccl_block_gbs; the rate is the GPU's stores, whatever link they cross): each simulated
+/// ring carries comm / rings of NCCL's channels, and its flows on one connection follow each other, so
+/// the cap is the channels' together. Without a measured figure a block carries NCCL's share of the
+/// links, which the links bound already.
 void cap_blocks(const topology::Topology& topo, const calibration::CostModel& cost, CollectivePlan& p) {
   const double block = cost.nccl_block_gbs[detail::arch_row(topo, p.ranks)];
   if (block <= 0 || p.protocol != Protocol::Simple || node_count(topo, p.ranks) > 1 || p.rings.empty())
     return;
   for (const Connection& h : p.connections)
-    if (!over_nvlink_only(h)) return;
+    if (h.transport != Transport::P2p) return;
   const double per_ring = static_cast<double>(p.nccl.comm) / static_cast<double>(p.rings.size());
   for (Transfer& t : p.transfers)
     if (t.bytes.value > 0) t.rate_cap = {per_ring * block * 1e9};
@@ -411,8 +412,9 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
 /// sendrecv (rank i sends S to rank i+1, as nccl-tests does). One flow per pair in both models.
 /// Over NVLink a flow moves at most its thread blocks' rate: NCCL splits each send over
 /// nccl_p2p_op_channels(bytes) channels, one thread block each, and a block moves what NCCL gives one
-/// of its channels (nvlink_cta_rate), so a send of few channels leaves the links idle
-/// (Transfer::rate_cap).
+/// of its channels (nvlink_cta_rate: the GPU generation's measured block rate, else NCCL's share), so a
+/// send of few channels leaves the links idle (Transfer::rate_cap). A measured block rate bounds sends
+/// over PCIe P2P too.
 void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, const CollectiveOptions& o,
                    CollectivePlan& p) {
   const auto& topo = platform.topology();
@@ -441,8 +443,10 @@ void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, con
     const std::size_t t =
         detail::add_transfer(p.transfers, h, p.chunk, lat, {}, std::string(to_string(p.op)));
     // Within one server only: across servers NCCL's rings (and so its channels' figure) are the network's.
-    if (const double cta = nvlink_cta_rate(p.nccl, cost.nccl_block_gbs[detail::arch_row(topo, p.ranks)]);
-        cta > 0 && !multi && over_nvlink_only(h)) {
+    // NCCL's share of the links is an NVLink figure; a measured block rate is the GPU's, over any P2P path.
+    const double measured = cost.nccl_block_gbs[detail::arch_row(topo, p.ranks)];
+    const bool blocks = over_nvlink_only(h) || (measured > 0 && h.transport == Transport::P2p);
+    if (const double cta = nvlink_cta_rate(p.nccl, measured); cta > 0 && !multi && blocks) {
       p.transfers[t].rate_cap = {p.p2p_op_channels * cta};
       p.p2p_cta_gbs = cta / 1e9;
     }

@@ -151,7 +151,8 @@ struct CollectivePlan {
   Bytes chunk;        // bytes per pipelined transfer (Step model)
   Seconds latency;    // NCCL's latency term: base + steps x per-step latency
   /// alltoall / sendrecv: the channels NCCL splits one send over at this size (nccl_p2p_op_channels)
-  /// and, where the sends cross NVLink only, what one channel's thread block moves (GB/s; 0: no limit).
+  /// and, where the sends cross NVLink only (or any P2P path, where the GPU generation has a measured
+  /// block rate), what one channel's thread block moves (GB/s; 0: no limit).
   int p2p_op_channels = 0;
   double p2p_cta_gbs = 0;
   NvlsPipeline nvls;  // NVLS and NVLS_TREE all_reduce only

@@ -85,7 +85,8 @@ std::string channel_words(const CollectivePlan& p) {
     return std::to_string(p.connections.size()) + " send/recv flow(s) (NCCL: " + std::to_string(p.nccl.p2p) +
            " p2p channel(s), " + std::to_string(p.nccl.p2p_per_peer) + " per peer; each send on " +
            std::to_string(p.p2p_op_channels) + " at this size" +
-           (p.p2p_cta_gbs > 0 ? ", " + fixed(p.p2p_cta_gbs, 1) + " GB/s per channel over NVLink" : "") + ")";
+           (p.p2p_cta_gbs > 0 ? ", " + fixed(p.p2p_cta_gbs, 1) + " GB/s per channel's thread block" : "") +
+           ")";
   return std::to_string(p.channels) + " channel(s)";
 }
 

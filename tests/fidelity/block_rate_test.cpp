@@ -10,6 +10,7 @@
 #include "common/input.hpp"
 #include "engine/executor.hpp"
 #include "model/bench.hpp"
+#include "tests/fidelity/fidelity_fixture.hpp"
 #include "tests/model/sim_fixture.hpp"
 #include "topology/read_layout.hpp"
 
@@ -97,6 +98,34 @@ TEST(BlockRate, BlackwellSendsUseTheMeasuredBlockRate) {
   const double rate = 16 * kBlackwellBlock;
   EXPECT_LE(r.rows[0].row.busbw, rate * 1.001);
   EXPECT_GE(r.rows[0].row.busbw, rate * 0.97) << "expected about 16 x 695/32 = " << rate << " GB/s";
+}
+
+TEST(BlockRate, TheBlockIsTheGpusNotTheLinksSoPcieRingsHaveItToo) {
+  // Two RTX 5090 (Blackwell) with the P2P driver on Gen5 x16 root ports of one EPYC 9005, NCCL_P2P_LEVEL
+  // SYS: a P2P ring over PCIe, whose links move about 53 GB/s of a kernel's 128-byte stores. With
+  // NCCL_MAX_NCHANNELS=2 the ring's two blocks carry 2 x 21.72 = 43.4 GB/s, less: busbw = 43.4 at 1 GiB.
+  // With 4 channels the links bind, as they do without the block figure.
+  calibration::CostModel open = calibration::default_cost_model();
+  open.nccl_block_gbs[3] = 0;
+  const std::string layout = fidelity::pair_layout("rtx-5090", "epyc-9005", 5, 1, true);
+  const Platform p = testing::platform_of(layout);
+  const Platform unbound = testing::platform_of(layout, open);
+  const auto ring = [](const Platform& on, int channels) {
+    BenchOptions o;
+    o.op = CollectiveOp::AllReduce;
+    o.sweep = {1ull << 30, 1ull << 30, 2, 0};
+    o.gpus_per_thread = 1;
+    o.collective.nccl_max_channels = channels;
+    o.collective.p2p.level = topology::PathClass::SYS;
+    const BenchResult r = run_bench(on, engine::run, o);
+    EXPECT_EQ(r.largest.algorithm, Algorithm::Ring);
+    EXPECT_EQ(r.largest.connections.at(0).transport, Transport::P2p);
+    return r.rows.at(0).row.busbw;
+  };
+  const double links = ring(unbound, 2);
+  ASSERT_LT(2 * kBlackwellBlock, links) << "the two blocks, not the links, bind";
+  expect_closed_form("2 x 695/32 GB/s over PCIe", 2 * kBlackwellBlock, ring(p, 2), "GB/s");
+  expect_closed_form("4 channels: the links", ring(unbound, 4), ring(p, 4), "GB/s");
 }
 
 TEST(BlockRate, AProfileMaySetOrClearIt) {
