@@ -101,9 +101,9 @@ struct CostModel {
   /// (0 = no NVLS) and the NVLS latency term (hwLat[NVLINK][NVLS][Simple]; its base latency is 0).
   std::array<double, 4> nccl_nvls_efficiency{};
   Seconds nccl_nvls_latency;
-  /// What one NCCL channel's thread block moves over NVLink with the Simple protocol, measured, per
-  /// architecture row (GB/s; 0: no measured figure, a block carries NCCL's share of the links instead).
-  /// The channels NCCL runs times this bounds a ring, chain or send within one server.
+  /// What one NCCL channel's thread block moves with the Simple protocol, measured, per architecture row
+  /// (GB/s; 0: no measured figure, a block carries NCCL's share of the links instead). The channels NCCL
+  /// runs times this bounds a ring, chain or send over P2P (NVLink or PCIe) within one server.
   std::array<double, 4> nccl_block_gbs{};
   double nccl_ll128_bw_ratio = 0;  // LL128 bus bandwidth / Simple's (0.92 of it)
   double nccl_tree_bw_ratio = 0;   // tree all_reduce bus bandwidth / the link rate (0.92 of it)

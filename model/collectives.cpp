@@ -412,7 +412,7 @@ void plan_chain(const topology::Topology& topo, const calibration::CostModel& co
 /// sendrecv (rank i sends S to rank i+1, as nccl-tests does). One flow per pair in both models.
 /// Over NVLink a flow moves at most its thread blocks' rate: NCCL splits each send over
 /// nccl_p2p_op_channels(bytes) channels, one thread block each, and a block moves what NCCL gives one
-/// of its channels (nvlink_cta_rate: the GPU generation's measured block rate, else NCCL's share), so a
+/// of its channels (block_rate: the GPU generation's measured block rate, else NCCL's share), so a
 /// send of few channels leaves the links idle (Transfer::rate_cap). A measured block rate bounds sends
 /// over PCIe P2P too.
 void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, const CollectiveOptions& o,
@@ -446,7 +446,7 @@ void plan_pairwise(const Platform& platform, detail::ConnectionCache& cache, con
     // NCCL's share of the links is an NVLink figure; a measured block rate is the GPU's, over any P2P path.
     const double measured = cost.nccl_block_gbs[detail::arch_row(topo, p.ranks)];
     const bool blocks = over_nvlink_only(h) || (measured > 0 && h.transport == Transport::P2p);
-    if (const double cta = nvlink_cta_rate(p.nccl, measured); cta > 0 && !multi && blocks) {
+    if (const double cta = block_rate(p.nccl, measured); cta > 0 && !multi && blocks) {
       p.transfers[t].rate_cap = {p.p2p_op_channels * cta};
       p.p2p_cta_gbs = cta / 1e9;
     }

@@ -259,7 +259,7 @@ bool over_nvlink_only(const Connection& hop) {
          (hop.path == topology::PathClass::NVL || hop.path == topology::PathClass::NVB);
 }
 
-double nvlink_cta_rate(const NcclChannels& c, double measured_gbs) {
+double block_rate(const NcclChannels& c, double measured_gbs) {
   return (measured_gbs > 0 ? measured_gbs : c.block_gbs) * 1e9;
 }
 

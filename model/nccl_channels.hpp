@@ -77,13 +77,13 @@ double nccl_p2p_chunk(bool multi_node, bool all_nvlink, double simple_buffer);
 /// gives those classes to NVLink-only paths, directly, through an NVSwitch or through one GPU).
 bool over_nvlink_only(const Connection& hop);
 
-/// What one thread block (one NCCL channel) moves over NVLink, bytes per second: `measured_gbs` where
+/// What one thread block (one NCCL channel) moves, bytes per second: `measured_gbs` where
 /// the GPU generation has a measured figure (CostModel::nccl_block_gbs, > 0), else c.block_gbs, the share
 /// of the bandwidth NCCL's ring search found that each of the channels it runs the rings on carries.
 /// On a DGX A100 240 GB/s over 24 channels = 10 GB/s, an NCCL maintainer's "we need to launch 2 CTAs per
 /// NVLink in order to saturate the BW for large messages" (NVIDIA/nccl#1703) with 20 GB/s NVLinks; on an
 /// HGX H100 370.8 / 24 = 15.5 GB/s, what NCCL's 24 ring channels ("24 coll channels", NCCL's log on a
 /// p5.48xlarge) must each move for the 366 GB/s that 4x H100 rings measure.
-double nvlink_cta_rate(const NcclChannels& c, double measured_gbs = 0);
+double block_rate(const NcclChannels& c, double measured_gbs = 0);
 
 }  // namespace rigsim::model

@@ -77,9 +77,8 @@ std::string channel_words(const CollectivePlan& p) {
            (p.op == CollectiveOp::Broadcast || p.op == CollectiveOp::Reduce ? "chain(s)" : "ring(s)");
   if (p.algorithm == Algorithm::Nvls) return "one flow per GPU pair through the NVSwitch";
   if (p.algorithm == Algorithm::NvlsTree)
-    return "one flow per GPU to the next GPU of its server (the NVLS load) and one to the same GPU of the "
-           "next "
-           "server";
+    return "one flow per GPU to the next GPU of its server (the NVLS load) and one to the same GPU of "
+           "the next server";
   if (p.algorithm == Algorithm::Tree) return std::to_string(p.channels) + " tree(s)";
   if (p.algorithm == Algorithm::Pairwise)
     return std::to_string(p.connections.size()) + " send/recv flow(s) (NCCL: " + std::to_string(p.nccl.p2p) +

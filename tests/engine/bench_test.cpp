@@ -110,7 +110,7 @@ TEST(BenchClosedForm, SendRecvOverNvlinkMovesAtItsChannelsThreadBlocks) {
   const std::vector<topology::DeviceId> pair = {p.topology().gpus()[0], p.topology().gpus()[1]};
   const Outcome small = run(p, CollectiveOp::SendRecv, 128.0 * 1024 * 1024, PlanModel::Step, pair);
   ASSERT_EQ(small.plan.p2p_op_channels, 16);
-  const double cta = nvlink_cta_rate(small.plan.nccl);
+  const double cta = block_rate(small.plan.nccl);
   const Route r = p.route(pair[0], pair[1], Transport::P2p);
   EXPECT_NEAR(cta, r.bottleneck.value / small.plan.nccl.comm, 1e-6 * cta) << small.plan.nccl.reason;
   const double lat = small.plan.latency.value + r.latency.value - r.setup.value;
