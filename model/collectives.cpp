@@ -304,27 +304,6 @@ void plan_ring(const topology::Topology& topo, const calibration::CostModel& cos
                              : ring_steady(p);
 }
 
-/// A ring's or chain's Simple flows within one server over P2P (NVLink or PCIe) move at most NCCL's
-/// channels x what one channel's thread block moves, where the GPU generation has a measured block rate
-/// (CostModel::nccl_block_gbs; the rate is the GPU's stores, whatever link they cross): each simulated
-/// ring carries comm / rings of NCCL's channels, and its flows on one connection follow each other, so
-/// the cap is the channels' together. Without a measured figure a block carries NCCL's share of the
-/// links, which the links bound already.
-void cap_blocks(const topology::Topology& topo, const calibration::CostModel& cost, CollectivePlan& p) {
-  const double block = cost.nccl_block_gbs[detail::arch_row(topo, p.ranks)];
-  if (block <= 0 || p.protocol != Protocol::Simple || node_count(topo, p.ranks) > 1 || p.rings.empty())
-    return;
-  for (const Connection& h : p.connections)
-    if (h.transport != Transport::P2p) return;
-  const double per_ring = static_cast<double>(p.nccl.comm) / static_cast<double>(p.rings.size());
-  for (Transfer& t : p.transfers)
-    if (t.bytes.value > 0) t.rate_cap = {per_ring * block * 1e9};
-  p.block_channels = p.nccl.comm;
-  p.block_channel_gbs = block;
-  p.block_figure = "nccl_block_gbs";
-  p.block_figure_measured = true;
-}
-
 /// Broadcast / reduce: the ring cut into a chain that starts (broadcast) or ends (reduce) at the root.
 void make_chains(CollectivePlan& p, std::size_t root) {
   const DeviceId r = p.ranks[root];
@@ -608,10 +587,10 @@ CollectivePlan plan_collective(const Platform& platform, CollectiveOp op, const 
   } else if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) {
     make_chains(p, options.root);
     plan_chain(topo, cost, options, detail::intra_is_nvlink(topo, p.connections), p);
-    cap_blocks(topo, cost, p);
+    detail::cap_blocks(topo, cost, p);
   } else {
     plan_ring(topo, cost, options, nvl, p);
-    cap_blocks(topo, cost, p);
+    detail::cap_blocks(topo, cost, p);
   }
   return p;
 }

@@ -90,6 +90,14 @@ std::size_t add_transfer(std::vector<Transfer>& out, const Connection& hop, Byte
 std::size_t add_delay(std::vector<Transfer>& out, topology::DeviceId at, Seconds delay,
                       std::vector<std::size_t> after);
 
+/// A ring's or chain's Simple flows within one server over P2P (NVLink or PCIe) move at most NCCL's
+/// channels x what one channel's thread block moves, where the GPU generation has a measured block rate
+/// (CostModel::nccl_block_gbs; the rate is the GPU's stores, whatever link they cross): each simulated
+/// ring carries comm / rings of NCCL's channels, and its flows on one connection follow each other, so
+/// the cap is the channels' together. Without a measured figure a block carries NCCL's share of the
+/// links, which the links bound already.
+void cap_blocks(const topology::Topology& topo, const calibration::CostModel& cost, CollectivePlan& p);
+
 /// Tree algorithm (collectives_tree.cpp): fills plan.tree_parents, hops and transfers.
 void plan_tree(const Platform& platform, ConnectionCache& hops, const CollectiveOptions& options,
                CollectivePlan& plan);

@@ -1,6 +1,6 @@
-// NCCL's latency rules for collective steps (reference nccl.md §d.5) and the cache of connections. How
-// two ranks talk (transport, route, setup, rate) is the Platform's answer (Platform::connect), never
-// decided here.
+// NCCL's latency rules for collective steps (reference nccl.md §d.5), the cache of connections, and the
+// transfer helpers the plans share (delay nodes, the thread blocks' cap). How two ranks talk (transport, route,
+// setup, rate) is the Platform's answer (Platform::connect), never decided here.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -126,6 +126,22 @@ std::size_t add_delay(std::vector<Transfer>& out, DeviceId at, Seconds delay,
   t.tag = "step latency";
   out.push_back(std::move(t));
   return out.size() - 1;
+}
+
+void cap_blocks(const topology::Topology& topo, const calibration::CostModel& cost, CollectivePlan& p) {
+  const double block = cost.nccl_block_gbs[detail::arch_row(topo, p.ranks)];
+  if (block <= 0 || p.protocol != Protocol::Simple || p.rings.empty()) return;
+  for (DeviceId r : p.ranks)
+    if (topo.device(r).node != topo.device(p.ranks.front()).node) return;  // across servers: the network's
+  for (const Connection& h : p.connections)
+    if (h.transport != Transport::P2p) return;
+  const double per_ring = static_cast<double>(p.nccl.comm) / static_cast<double>(p.rings.size());
+  for (Transfer& t : p.transfers)
+    if (t.bytes.value > 0) t.rate_cap = {per_ring * block * 1e9};
+  p.block_channels = p.nccl.comm;
+  p.block_channel_gbs = block;
+  p.block_figure = "nccl_block_gbs";
+  p.block_figure_measured = true;
 }
 
 }  // namespace rigsim::model::detail
