@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <map>
 
 #include "common/input.hpp"
@@ -34,6 +37,20 @@ long long integer(const std::string& key, const std::string& value, long long lo
 
 bool flag(const std::string& key, const std::string& value) {
   return integer(key, value, 0, 1) == 1;
+}
+
+/// A path level as ncclGetLevel reads NCCL_P2P_LEVEL and NCCL_NET_GDR_LEVEL (src/graph/paths.cc, the
+/// same from 2.12 to 2.29): a class name (NODE is PHB), or the old numbering, a value starting with a
+/// digit read by strtol (base 0) through levelsOldToNew = {LOC, PIX, PXB, PHB, SYS, SYS}, above 5 as 5.
+std::optional<topology::PathClass> path_level(const std::string& value) {
+  const std::string v = upper(value) == "NODE" ? "PHB" : upper(value);
+  if (auto level = topology::parse_path_class(v)) return level;
+  if (value.empty() || !std::isdigit(static_cast<unsigned char>(value.front()))) return std::nullopt;
+  using topology::PathClass;
+  static constexpr PathClass kOldToNew[] = {PathClass::LOC, PathClass::PIX, PathClass::PXB,
+                                            PathClass::PHB, PathClass::SYS, PathClass::SYS};
+  const long old = std::strtol(value.c_str(), nullptr, 0);
+  return kOldToNew[std::min<long>(old, std::size(kOldToNew) - 1)];
 }
 
 /// NCCL reads these; rigsim does not model them yet. Each says why, so the user knows what the
@@ -115,10 +132,10 @@ void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
   for (const auto& [key, raw] : env) {
     const std::string value = raw;
     if (key == "NCCL_P2P_LEVEL") {
-      const std::string v = upper(value) == "NODE" ? "PHB" : upper(value);
-      const auto level = topology::parse_path_class(v);
-      if (!level || v == "PXN" || v == "NET")
-        fail(key, "expected LOC, NVL, NVB, PIX, PXB, PHB (NODE) or SYS, got \"" + value + "\"");
+      const auto level = path_level(value);
+      if (!level || level == topology::PathClass::NET)
+        fail(key, "expected LOC, NVL, NVB, PIX, PXB, PHB (NODE), SYS or NCCL's old numbering 0-5, got \"" +
+                      value + "\"");
       o.p2p.level = level;
     } else if (key == "NCCL_P2P_DISABLE") {
       o.p2p.disable = flag(key, value);
@@ -153,10 +170,10 @@ void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
     } else if (key == "NCCL_SHM_DISABLE") {
       o.p2p.shm_disable = flag(key, value);
     } else if (key == "NCCL_NET_GDR_LEVEL") {
-      const std::string v = upper(value) == "NODE" ? "PHB" : upper(value);
-      const auto level = topology::parse_path_class(v);
-      if (!level || v == "NVL" || v == "NVB" || v == "NET")
-        fail(key, "expected LOC, PIX, PXB, PHB (NODE) or SYS, got \"" + value + "\"");
+      const auto level = path_level(value);
+      using topology::PathClass;
+      if (!level || level == PathClass::NVL || level == PathClass::NVB || level == PathClass::NET)
+        fail(key, "expected LOC, PIX, PXB, PHB (NODE), SYS or NCCL's old numbering 0-5, got \"" + value + "\"");
       o.net.gdr_level = level;
     } else if (key == "NCCL_NET_GDR_READ") {
       o.net.gdr_read = flag(key, value) ? 1 : 0;

@@ -69,7 +69,7 @@ expect_error "is not a whole number of bytes" bench "$layout" -b 1.5
 expect_error "expected GPU ids like 0,1,2,3" bench "$layout" --gpus ""
 expect_error "NCCL reads it but rigsim does not model it" bench "$layout" --nccl-env NCCL_CROSS_NIC=1
 expect_error "but the server has no NIC" bench "$layout" --nccl-env NCCL_SHM_DISABLE=1
-expect_error "expected LOC, PIX, PXB, PHB (NODE) or SYS" bench "$layout" --nccl-env NCCL_NET_GDR_LEVEL=NVL
+expect_error "expected LOC, PIX, PXB, PHB (NODE), SYS or" bench "$layout" --nccl-env NCCL_NET_GDR_LEVEL=NVL
 expect_error "unknown NCCL variable" bench "$layout" --nccl-env NCCL_FOO=1
 # A variable NCCL reads is told apart from a typo, and --nccl-env takes one KEY=VALUE: the layout may follow.
 expect_error "NCCL reads it (releases 2.14.3 and later)" bench --nccl-env NCCL_IB_QPS_PER_CONNECTION=4 "$layout"

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "common/input.hpp"
 
 namespace rigsim::model {
@@ -50,6 +52,25 @@ TEST(NcclEnv, ModelledKeysSetTheOptionsNcclWould) {
   EXPECT_EQ(o.nvls_channels, 24);
 }
 
+TEST(NcclEnv, PathLevelsTakeNcclsOldNumbering) {
+  // ncclGetLevel (src/graph/paths.cc): a value starting with a digit is strtol'd and mapped through
+  // levelsOldToNew = {LOC, PIX, PXB, PHB, SYS, SYS}; above 5 it is 5. nccl-tests#256 runs
+  // NCCL_NET_GDR_LEVEL=2 (PXB).
+  using topology::PathClass;
+  const std::pair<const char*, PathClass> cases[] = {{"0", PathClass::LOC}, {"1", PathClass::PIX},
+                                                     {"2", PathClass::PXB}, {"3", PathClass::PHB},
+                                                     {"4", PathClass::SYS}, {"5", PathClass::SYS},
+                                                     {"9", PathClass::SYS}, {"0x2", PathClass::PXB}};
+  for (const auto& [value, level] : cases) {
+    CollectiveOptions o;
+    apply_nccl_env({{"NCCL_NET_GDR_LEVEL", value}, {"NCCL_P2P_LEVEL", value}}, o);
+    EXPECT_EQ(o.net.gdr_level, level) << value;
+    EXPECT_EQ(o.p2p.level, level) << value;
+  }
+  EXPECT_NE(error_of({{"NCCL_NET_GDR_LEVEL", "-1"}}).find("old numbering 0-5"), std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_P2P_LEVEL", "near"}}).find("old numbering 0-5"), std::string::npos);
+}
+
 TEST(NcclEnv, ALaterSettingWins) {
   CollectiveOptions o;
   apply_nccl_env({{"NCCL_PROTO", "LL"}, {"NCCL_PROTO", "Simple"}}, o);
@@ -59,7 +80,7 @@ TEST(NcclEnv, ALaterSettingWins) {
 TEST(NcclEnv, UnmodelledUnknownAndBadValuesAreNamed) {
   EXPECT_NE(error_of({{"NCCL_CROSS_NIC", "1"}}).find("--nccl-env NCCL_CROSS_NIC: NCCL reads it but rigsim does not"),
             std::string::npos);
-  EXPECT_NE(error_of({{"NCCL_NET_GDR_LEVEL", "NVB"}}).find("expected LOC, PIX, PXB, PHB (NODE) or SYS"),
+  EXPECT_NE(error_of({{"NCCL_NET_GDR_LEVEL", "NVB"}}).find("expected LOC, PIX, PXB, PHB (NODE), SYS or"),
             std::string::npos);
   EXPECT_NE(error_of({{"NCCL_SHM_DISABLE", "2"}}).find("from 0 to 1"), std::string::npos);
   EXPECT_NE(error_of({{"NCCL_P2P_LEVL", "SYS"}}).find("did you mean"), std::string::npos)
