@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <optional>
 #include <map>
+#include <optional>
 
 #include "common/input.hpp"
 #include "common/suggest.hpp"
