@@ -247,12 +247,122 @@ bool all_nvlink(const EdgeTable& t, const Order& o) {
   return true;
 }
 
+/// The most rings any packing can hold: each ring leaves and enters every GPU once, taking a unit of
+/// the first and of the last link of that hop's route, so no GPU's distinct first (last) links hold
+/// more units than rings.
+int ring_bound(const EdgeTable& t, const Capacity& cap) {
+  int bound = std::numeric_limits<int>::max();
+  for (std::size_t g = 0; g < t.size(); ++g) {
+    std::set<Crossing> out, in;
+    for (std::size_t o = 0; o < t.size(); ++o)
+      if (o != g && t.nvlink_only(g, o) && t.nvlink_only(o, g)) {
+        out.insert(t.at(g, o).links.front());
+        in.insert(t.at(o, g).links.back());
+      }
+    int outs = 0, ins = 0;
+    for (const Crossing& l : out) outs += cap.count(l) ? cap.at(l) : 0;
+    for (const Crossing& l : in) ins += cap.count(l) ? cap.at(l) : 0;
+    bound = std::min({bound, outs, ins});
+  }
+  return bound;
+}
+
+/// NCCL's search backtracks across channels (search.cc ncclTopoSearchRecGpu: a completed ring starts
+/// the search of the next one, and the graph with the most channels at the speed is kept, within
+/// NCCL_SEARCH_TIMEOUT steps). Depth-first over rings after `first`: each ring a Hamiltonian cycle of
+/// NVLink-only hops fitting in what is left, rings after the first in lexicographic order (a multiset of
+/// rings is tried once), stopping at `bound` rings or when the budget is spent.
+class RingPacker {
+ public:
+  RingPacker(const EdgeTable& t, Capacity left, int bound) : t_(t), left_(std::move(left)), bound_(bound) {}
+  std::vector<Order> run(const Order& first) {
+    rings_ = {first};
+    next_ring();
+    return best_;
+  }
+
+ private:
+  bool fits(std::size_t a, std::size_t b) const {
+    if (!t_.nvlink_only(a, b)) return false;
+    return std::all_of(t_.at(a, b).links.begin(), t_.at(a, b).links.end(), [&](const Crossing& l) {
+      auto it = left_.find(l);
+      return it != left_.end() && it->second > 0;
+    });
+  }
+  void take(std::size_t a, std::size_t b, int units) {
+    for (const auto& l : t_.at(a, b).links) left_[l] -= units;
+  }
+  /// Whether the partial ring sorts before the last ring found (rings after the first only).
+  bool before_last() const {
+    if (rings_.size() < 2) return false;
+    const Order& last = rings_.back();
+    return std::lexicographical_compare(path_.begin(), path_.end(), last.begin(),
+                                        last.begin() + static_cast<long>(path_.size()));
+  }
+  /// Records the rings so far and searches one more; true to stop the whole search.
+  bool next_ring() {
+    if (rings_.size() > best_.size()) best_ = rings_;
+    if (static_cast<int>(best_.size()) >= bound_) return true;
+    const Order saved_path = path_;
+    const std::vector<bool> saved_seen = seen_;
+    path_ = {0};
+    seen_.assign(t_.size(), false);
+    seen_[0] = true;
+    const bool stop = extend();
+    path_ = saved_path;
+    seen_ = saved_seen;
+    return stop;
+  }
+  bool extend() {
+    if (--budget_ < 0) return true;
+    const std::size_t at = path_.back();
+    if (path_.size() == t_.size()) {
+      if (!fits(at, 0)) return false;
+      take(at, 0, 1);
+      rings_.push_back(path_);
+      const bool stop = next_ring();
+      rings_.pop_back();
+      take(at, 0, -1);
+      return stop;
+    }
+    Order rest;
+    for (std::size_t j = 0; j < t_.size(); ++j)
+      if (!seen_[j]) rest.push_back(j);
+    for (std::size_t next : by_preference(t_, at, rest)) {
+      if (!fits(at, next)) continue;
+      path_.push_back(next);
+      if (before_last()) {
+        path_.pop_back();
+        continue;
+      }
+      take(at, next, 1);
+      seen_[next] = true;
+      const bool stop = extend();
+      seen_[next] = false;
+      take(at, next, -1);
+      path_.pop_back();
+      if (stop) return true;
+    }
+    return false;
+  }
+
+  const EdgeTable& t_;
+  Capacity left_;
+  int bound_;
+  int budget_ = kSearchBudget;
+  std::vector<Order> rings_, best_;
+  Order path_;
+  std::vector<bool> seen_;
+};
+
 /// NCCL's channel search (nccl.md §d.4) on NVLink: for a per-channel speed s, every directed link of
-/// rate R carries floor(R / s) rings; pack rings greedily (ring 0 first) and keep the speed with the
-/// highest total s x rings, fewer rings on a tie (identical rings through one NVSwitch add nothing).
+/// rate R carries floor(R / s) rings. Rings are packed greedily (ring 0 first); where that leaves fewer
+/// than the GPUs' links could hold (a full mesh of four GPUs: two rings each way use up their links
+/// and leave the diagonals, which alone form no ring), RingPacker searches as NCCL's backtracking does.
 std::vector<Order> pack_rings(const EdgeTable& t, const Order& first, double speed, int max_channels) {
-  Capacity left = nvlink_capacity(
+  const Capacity full = nvlink_capacity(
       t, [&](const Crossing& l) { return static_cast<int>(std::floor(t.rate(l) / speed * (1 + kRelTol))); });
+  Capacity left = full;
   auto allowed = [&](std::size_t a, std::size_t b) { return t.nvlink_only(a, b); };
   std::vector<Order> rings;
   Order next = first;
@@ -265,7 +375,13 @@ std::vector<Order> pack_rings(const EdgeTable& t, const Order& first, double spe
     next = fitting_ring(t, left, allowed);
     if (next.empty()) break;
   }
-  return rings;
+  const int bound = std::min(max_channels, ring_bound(t, full));
+  if (rings.empty() || static_cast<int>(rings.size()) >= bound) return rings;
+  Capacity after_first = full;
+  for (std::size_t k = 0; k < first.size(); ++k)
+    for (const auto& l : t.at(first[k], first[(k + 1) % first.size()]).links) --after_first[l];
+  std::vector<Order> searched = RingPacker(t, std::move(after_first), bound).run(first);
+  return searched.size() > rings.size() ? searched : rings;
 }
 
 std::vector<Order> channel_rings(const EdgeTable& t, int max_channels) {

@@ -101,6 +101,16 @@ TEST(BenchClosedForm, AllGatherBusbwApproachesTheLinkRate) {
   EXPECT_NEAR(o.seconds, expected, 0.02 * expected) << closed("(n-1)/n·S/B", expected, o.seconds);
 }
 
+TEST(BenchClosedForm, FourGpuMeshAllReduceUsesAllThreePeersLinks) {
+  // Four GPUs fully connected by NVLink: NCCL's six rings load every ordered pair equally, so each GPU
+  // sends over its three peers' links at once: 2(n-1)/n·S / (3B), B one pair's rate.
+  const Platform p(layout_from_text(testing::kFourA100Mesh), testing::round_cost_model());
+  const Outcome o = run(p, CollectiveOp::AllReduce, kGiB, PlanModel::Steady);
+  const double B = hop_route(p, o).bottleneck.value;
+  const double expected = 2.0 * 3 / 4 * kGiB / (3 * B);
+  EXPECT_NEAR(o.seconds, expected, 0.02 * expected) << closed("2(n-1)/n·S/(3B)", expected, o.seconds);
+}
+
 TEST(BenchClosedForm, SendRecvOverNvlinkMovesAtItsChannelsThreadBlocks) {
   // A send is split over nccl_p2p_op_channels(S) channels, one thread block each, and a block moves the
   // share of the links' bandwidth each of NCCL's ring channels carries: here 12 NVLinks of 25 GB/s

@@ -74,6 +74,26 @@ inline const char* kEightOnNvswitch = R"({
                   "gpus": ["g0", "g1", "g2", "g3", "g4", "g5", "g6", "g7"]}]
 })";
 
+/// Four A100 SXM4 fully connected, four NVLink3 links per pair and no NVSwitch (NVIDIA's HGX A100
+/// 4-GPU board: nvidia-smi NV4 between every pair), each GPU on its own EPYC root port. Each GPU's 12
+/// links reach its three peers, 80 GB/s per pair and direction in NCCL's figures (4 x 20).
+inline const char* kFourA100Mesh = R"({
+  "name": "four-a100-mesh",
+  "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
+  "host_bridges": [
+    {"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
+    {"id": "rc2", "cpu": "cpu0", "lanes": 16}, {"id": "rc3", "cpu": "cpu0", "lanes": 16}
+  ],
+  "gpus": [
+    {"id": "g0", "model": "a100-sxm4-80gb", "parent": "rc0"}, {"id": "g1", "model": "a100-sxm4-80gb", "parent": "rc1"},
+    {"id": "g2", "model": "a100-sxm4-80gb", "parent": "rc2"}, {"id": "g3", "model": "a100-sxm4-80gb", "parent": "rc3"}
+  ],
+  "nvlinks": [
+    {"gpus": ["g0", "g1"], "links": 4, "bridge": false}, {"gpus": ["g0", "g2"], "links": 4, "bridge": false}, {"gpus": ["g0", "g3"], "links": 4, "bridge": false},
+    {"gpus": ["g1", "g2"], "links": 4, "bridge": false}, {"gpus": ["g1", "g3"], "links": 4, "bridge": false}, {"gpus": ["g2", "g3"], "links": 4, "bridge": false}
+  ]
+})";
+
 using topology::testing::spec_from_text;
 
 }  // namespace rigsim::model::testing

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "common/input.hpp"
@@ -107,6 +108,26 @@ TEST(NcclChannels, DistinctNvlinkRingsKeepTheirCount) {
   EXPECT_EQ(c.graph, 6);
   EXPECT_DOUBLE_EQ(c.graph_gbs, 20.0);
   EXPECT_EQ(c.comm, 12) << c.reason;
+}
+
+TEST(NcclChannels, FourGpuMeshFillsEveryLinkAsNcclsBacktrackingSearchDoes) {
+  // Four A100 fully connected, 80 GB/s per pair: each GPU's links take 240. At 40 (the SM80 table's
+  // top) every directed pair holds two rings. Two rings each way over 0-1-2-3 use up the outer pairs
+  // and leave the diagonals, which alone close no ring (the complete directed graph on four nodes has
+  // no decomposition into Hamiltonian cycles, Tillson 1980); NCCL's search backtracks to the six
+  // directed Hamiltonian cycles, each once: 6 x 40 = 240. 40 >= 25 doubles to 12 at 20; connect.cc: 24.
+  const Platform p = platform_of(testing::kFourA100Mesh);
+  const NcclChannels c = channels_of(p);
+  EXPECT_EQ(c.graph, 12) << c.reason;
+  EXPECT_DOUBLE_EQ(c.graph_gbs, 20.0);
+  EXPECT_EQ(c.comm, 24) << c.reason;
+  const auto rings = ring_channels(p, p.topology().gpus(), {}, 16);
+  ASSERT_EQ(rings.size(), 6u) << "the six directed Hamiltonian cycles of four GPUs";
+  std::map<std::pair<topology::DeviceId, topology::DeviceId>, int> uses;
+  for (const auto& ring : rings)
+    for (std::size_t i = 0; i < ring.size(); ++i) ++uses[{ring[i], ring[(i + 1) % ring.size()]}];
+  EXPECT_EQ(uses.size(), 12u) << "every ordered GPU pair carries rings";
+  for (const auto& [pair, n] : uses) EXPECT_EQ(n, 2) << "each ordered pair carries two rings of 40 in its 80";
 }
 
 TEST(NcclChannels, MaxThenMinBoundTheCountAsConnectDoes) {
