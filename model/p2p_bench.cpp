@@ -361,7 +361,7 @@ void prepare(const Platform& p, const P2pBenchOptions& o, P2pBenchResult& out) {
     out.gpus.push_back(topo.device(gpus[i]).name);
     out.models.push_back(std::string(topo.device(gpus[i]).gpu->name));
     for (std::size_t j = 0; j < n; ++j)
-      out.can_access[i][j] = i == j || topology::hardware_p2p(topo, gpus[i], gpus[j]).allowed;
+      out.can_access[i][j] = i == j || topology::driver_peer_access(topo, gpus[i], gpus[j]).allowed;
   }
   for (Matrix* m : {&out.uni_p2p_off, &out.uni_p2p_on, &out.bi_p2p_off, &out.bi_p2p_on,
                     &out.latency_us_p2p_off, &out.latency_us_p2p_on, &out.uni_p2p_on_sm})
@@ -412,7 +412,7 @@ void explain(const Platform& p, P2pBenchResult& out) {
         w.enabled = enabled;
         w.peer = enabled && out.can_access[i][j];
         w.src = i, w.dst = j, w.pairs = 1;
-        const topology::P2pDecision d = topology::hardware_p2p(topo, gpus[i], gpus[j]);
+        const topology::P2pDecision d = topology::driver_peer_access(topo, gpus[i], gpus[j]);
         w.path = std::string(topology::to_string(d.path));
         if (enabled) w.access = (d.allowed ? "peer access: " : "no peer access: ") + d.reason;
         w.gbps = uni[i][j];

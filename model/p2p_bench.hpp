@@ -8,7 +8,7 @@
 //   share the links' duplex budget and, since one process's pinned buffers all sit in one NUMA node
 //   (Linux's local allocation, set_mempolicy(2); rigsim: the pair's first GPU's), that node's memory.
 // - P2P=Enabled: what the driver would actually do: a direct copy (NVLink when present) when
-//   cudaDeviceCanAccessPeer would say yes (topology::hardware_p2p), else still staged.
+//   cudaDeviceCanAccessPeer would say yes (topology::driver_peer_access), else still staged.
 // - Unidirectional: one copy alone, bytes / time. Bidirectional: both directions at once, the sum.
 // - Diagonal: a device-local copy. It reads and writes device memory, and the sample counts both, so
 //   it shows memory bandwidth x gpu_memory_efficiency (time of S bytes = 2S / that).

@@ -55,15 +55,12 @@ PathClass default_p2p_level(const Topology& topo, std::size_t gpu_count, int ncc
   return (amd && gpu_count <= 2) ? PathClass::SYS : PathClass::PXB;
 }
 
-P2pDecision hardware_p2p(const Topology& topo, DeviceId a, DeviceId b) {
+namespace {
+
+/// PCIe P2P between two GPUs of one server by the driver's rules: both GPUs able (stock or patched
+/// driver), and across sockets only where the CPU supports it.
+P2pDecision pcie_p2p(const Topology& topo, DeviceId a, DeviceId b) {
   P2pDecision d;
-  if (a == b) return {true, PathClass::LOC, "same GPU"};
-  if (auto nv = topo.nvlink_path(a, b)) {
-    d.path = nv->nccl;
-    d.allowed = true;
-    d.reason = nv->nccl == PathClass::NVL ? "NVLink" : "NVLink through an intermediate GPU";
-    return d;
-  }
   const Path p = topo.pcie_path(a, b);
   d.path = p.nccl;
   if (topo.device(a).node != topo.device(b).node) {
@@ -86,6 +83,25 @@ P2pDecision hardware_p2p(const Topology& topo, DeviceId a, DeviceId b) {
   }
   d.allowed = true;
   d.reason = "PCIe P2P (" + std::string(to_string(d.path)) + ")";
+  return d;
+}
+
+}  // namespace
+
+P2pDecision hardware_p2p(const Topology& topo, DeviceId a, DeviceId b) {
+  if (a == b) return {true, PathClass::LOC, "same GPU"};
+  if (auto nv = topo.nvlink_path(a, b))
+    return {true, nv->nccl, nv->nccl == PathClass::NVL ? "NVLink" : "NVLink through an intermediate GPU"};
+  return pcie_p2p(topo, a, b);
+}
+
+P2pDecision driver_peer_access(const Topology& topo, DeviceId a, DeviceId b) {
+  if (a == b) return {true, PathClass::LOC, "same GPU"};
+  const auto nv = topo.nvlink_path(a, b);
+  if (nv && nv->nccl == PathClass::NVL) return {true, PathClass::NVL, "NVLink"};
+  P2pDecision d = pcie_p2p(topo, a, b);
+  if (nv)
+    d.reason = "NVLink only through an intermediate GPU, which CUDA's peer access does not use; " + d.reason;
   return d;
 }
 

@@ -46,8 +46,17 @@ PathClass default_p2p_level(const Topology& topo, std::size_t gpu_count, int ncc
 P2pDecision decide_p2p(const Topology& topo, DeviceId a, DeviceId b, const P2pPolicy& policy,
                        std::size_t gpu_count);
 
-/// Whether the hardware and driver could do P2P at all between the pair (ignoring NCCL's level):
-/// what CUDA's cudaDeviceCanAccessPeer would say.
+/// Whether the hardware and driver could do P2P at all between the pair (ignoring NCCL's level), as
+/// NCCL sees it: NVLink, directly, through an NVSwitch or through an intermediate GPU (NCCL's PATH_NVB,
+/// which its P2P transport crosses by staging in that GPU's memory), else PCIe P2P.
 P2pDecision hardware_p2p(const Topology& topo, DeviceId a, DeviceId b);
+
+/// What CUDA's cudaDeviceCanAccessPeer says for the pair: a direct NVLink connection (or one through an
+/// NVSwitch), else PCIe P2P. NVLink through an intermediate GPU is no peer connection for the driver:
+/// a DGX-1's p2pBandwidthLatencyTest prints "Device=0 CANNOT Access Peer Device=5" and stages those
+/// copies through the host. Where such a pair could use PCIe P2P instead, the driver's copy crosses
+/// PCIe; rigsim routes a peer copy over the pair's NVLink path, so that case (no catalog layout has it)
+/// is reported as peer access but timed on NVLink.
+P2pDecision driver_peer_access(const Topology& topo, DeviceId a, DeviceId b);
 
 }  // namespace rigsim::topology

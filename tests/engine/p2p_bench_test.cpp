@@ -9,6 +9,7 @@
 #include "engine/executor.hpp"
 #include "report/p2p.hpp"
 #include "tests/model/sim_fixture.hpp"
+#include "topology/p2p.hpp"
 
 namespace rigsim::model {
 namespace {
@@ -222,6 +223,28 @@ TEST(P2pBench, CatalogNvlinkPairBeatsItsPcie) {
   EXPECT_GT(r.uni_p2p_on[0][1], 40.0);    // 4 x 14.0625 GB/s x 0.8
   EXPECT_LT(r.uni_p2p_off[0][1], 15.75);  // staged over Gen4 x8
   EXPECT_GT(r.uni_p2p_on[0][1], 4 * r.uni_p2p_off[0][1]);
+}
+
+TEST(P2pBench, PeerAccessDoesNotRouteThroughAThirdGpu) {
+  // DGX-1: GPU 0 has NVLink to 1-4 only; 5-7 are on the other Xeon E5 v4 socket, whose PCIe P2P the
+  // driver refuses, so p2pBandwidthLatencyTest prints "Device=0 CANNOT Access Peer Device=5" and stages
+  // those copies through the host with P2P=Enabled too (NCCL's P2P transport does cross GPU 4's NVLinks:
+  // PATH_NVB, hardware_p2p). Its direct NVLink peers stay peers.
+  const auto topo = catalog_layout("dgx1-v100");
+  if (!topo) GTEST_SKIP() << "scenarios/layouts/dgx1-v100.json not written yet";
+  const P2pBenchResult r = run_p2p_bench(Platform(*topo, calibration::default_cost_model()), engine::run);
+  const auto gpus = topo->gpus();
+  EXPECT_TRUE(topology::hardware_p2p(*topo, gpus[0], gpus[5]).allowed);
+  EXPECT_EQ(topology::hardware_p2p(*topo, gpus[0], gpus[5]).path, topology::PathClass::NVB);
+  EXPECT_FALSE(topology::driver_peer_access(*topo, gpus[0], gpus[5]).allowed);
+  for (std::size_t j = 1; j < 8; ++j) {
+    EXPECT_EQ(r.can_access[0][j], j <= 4) << "0 -> " << j;
+    if (j <= 4) continue;
+    EXPECT_NEAR(r.uni_p2p_on[0][j], r.uni_p2p_off[0][j], 1e-9 * r.uni_p2p_off[0][j])
+        << "staged either way, 0 -> " << j;
+    EXPECT_NEAR(r.latency_us_p2p_on[0][j], r.latency_us_p2p_off[0][j], 1e-9 * r.latency_us_p2p_off[0][j])
+        << "0 -> " << j;
+  }
 }
 
 TEST(P2pBench, HostCopiesWithOthersRunningNeverBeatThemAlone) {
