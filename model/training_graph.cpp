@@ -146,14 +146,17 @@ void StepGraph::emit_kernel(int rank, std::size_t i) {
 }
 
 void StepGraph::emit_cpu(int rank, std::size_t i) {
-  // The optimizer step on the host streams `bytes` through the socket's memory (reads and writes). It
-  // runs as a host memory copy of half of them (a copy reads and writes every byte) on the socket's
-  // DRAM link, so the steps of all ranks on one socket share its bandwidth with each other and with the
-  // offload copies, as they do on the machine. Alone it takes bytes / (DRAM bandwidth x
-  // memory_efficiency), calibration::host_kernel_time's figure. No cudaMemcpy launch: the CPU's own loop.
-  const DeviceId socket = platform_.topology().socket_of(gpus_[static_cast<std::size_t>(rank)]);
+  // The optimizer step on the host streams `bytes` through the memory of the rank's NUMA node (reads and
+  // writes): its states sit in pinned memory allocated where the process runs, next to its GPU, as the
+  // offload copies' buffers do. It runs as a host memory copy of half of them (a copy reads and writes
+  // every byte) on that node's DRAM link, so the steps of all ranks on one node share its bandwidth with
+  // each other and with the offload copies, as they do on the machine (the whole socket's where it is
+  // one node). Alone it takes bytes / (DRAM bandwidth x memory_efficiency), calibration::host_kernel_time's
+  // figure. No cudaMemcpy launch: the CPU's own loop.
+  const DeviceId gpu = gpus_[static_cast<std::size_t>(rank)];
+  const DeviceId socket = platform_.topology().socket_of(gpu);
   emit_host_transfer(rank, i, socket, socket, program_.ranks[static_cast<std::size_t>(rank)].ops[i].bytes / 2,
-                     true);
+                     true, gpu);
 }
 
 void StepGraph::emit_copy(int rank, std::size_t i) {
@@ -165,7 +168,7 @@ void StepGraph::emit_copy(int rank, std::size_t i) {
 }
 
 void StepGraph::emit_host_transfer(int rank, std::size_t i, DeviceId src, DeviceId dst, double bytes,
-                                   bool connected) {
+                                   bool connected, std::optional<DeviceId> near) {
   const workloads::Op& op = program_.ranks[static_cast<std::size_t>(rank)].ops[i];
   Transfer t;
   t.src = src;
@@ -173,6 +176,7 @@ void StepGraph::emit_host_transfer(int rank, std::size_t i, DeviceId src, Device
   t.bytes = Bytes{bytes};
   t.transport = Transport::HostCopy;
   t.connected = connected;
+  t.host_memory_near = near;
   t.stream = stream_id(rank, op.stream);
   t.after = deps(rank, op);
   t.tag = op.name;

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -54,7 +55,8 @@ class StepGraph {
   void emit_copy(int rank, std::size_t i);
   /// A host-memory transfer for op i of `rank` (an offload copy, or the host optimizer's memory stream).
   void emit_host_transfer(int rank, std::size_t i, topology::DeviceId src, topology::DeviceId dst,
-                          double bytes, bool connected);
+                          double bytes, bool connected,
+                          std::optional<topology::DeviceId> near = std::nullopt);
   void arrive(int rank, std::size_t i);
   void emit_collective(std::size_t c);
   void emit_message(std::size_t m);
