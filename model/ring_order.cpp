@@ -148,6 +148,19 @@ Order greedy(const EdgeTable& t) {
 /// Units of capacity left per directed link: a ring takes one unit of every link it crosses.
 using Capacity = std::map<Crossing, int>;
 
+/// Whether hop a -> b has a unit left on every link it crosses (links absent from `left` have none).
+bool hop_fits(const EdgeTable& t, const Capacity& left, std::size_t a, std::size_t b) {
+  return std::all_of(t.at(a, b).links.begin(), t.at(a, b).links.end(), [&](const Crossing& l) {
+    auto it = left.find(l);
+    return it != left.end() && it->second > 0;
+  });
+}
+
+/// Takes `units` of every link hop a -> b crosses (negative: gives them back).
+void take_hop(const EdgeTable& t, Capacity& left, std::size_t a, std::size_t b, int units) {
+  for (const auto& l : t.at(a, b).links) left[l] -= units;
+}
+
 /// Depth-first search for a Hamiltonian ring whose hops satisfy `allowed` and fit in `left` (links
 /// absent from it have none). Returns an empty order when none is found within the budget.
 template <typename Allowed>
@@ -157,16 +170,8 @@ Order fitting_ring(const EdgeTable& t, Capacity left, Allowed allowed) {
   std::vector<bool> seen(n, false);
   seen[0] = true;
   int budget = kSearchBudget;
-  auto fits = [&](std::size_t a, std::size_t b) {
-    if (!allowed(a, b)) return false;
-    return std::all_of(t.at(a, b).links.begin(), t.at(a, b).links.end(), [&](const Crossing& l) {
-      auto it = left.find(l);
-      return it != left.end() && it->second > 0;
-    });
-  };
-  auto take = [&](std::size_t a, std::size_t b, int units) {
-    for (const auto& l : t.at(a, b).links) left[l] -= units;
-  };
+  auto fits = [&](std::size_t a, std::size_t b) { return allowed(a, b) && hop_fits(t, left, a, b); };
+  auto take = [&](std::size_t a, std::size_t b, int units) { take_hop(t, left, a, b, units); };
   auto dfs = [&](auto&& self) -> bool {
     if (--budget < 0) return false;
     const std::size_t at = path.back();
@@ -282,16 +287,8 @@ class RingPacker {
   }
 
  private:
-  bool fits(std::size_t a, std::size_t b) const {
-    if (!t_.nvlink_only(a, b)) return false;
-    return std::all_of(t_.at(a, b).links.begin(), t_.at(a, b).links.end(), [&](const Crossing& l) {
-      auto it = left_.find(l);
-      return it != left_.end() && it->second > 0;
-    });
-  }
-  void take(std::size_t a, std::size_t b, int units) {
-    for (const auto& l : t_.at(a, b).links) left_[l] -= units;
-  }
+  bool fits(std::size_t a, std::size_t b) const { return t_.nvlink_only(a, b) && hop_fits(t_, left_, a, b); }
+  void take(std::size_t a, std::size_t b, int units) { take_hop(t_, left_, a, b, units); }
   /// Whether the partial ring sorts before the last ring found (rings after the first only).
   bool before_last() const {
     if (rings_.size() < 2) return false;
@@ -379,7 +376,7 @@ std::vector<Order> pack_rings(const EdgeTable& t, const Order& first, double spe
   if (rings.empty() || static_cast<int>(rings.size()) >= bound) return rings;
   Capacity after_first = full;
   for (std::size_t k = 0; k < first.size(); ++k)
-    for (const auto& l : t.at(first[k], first[(k + 1) % first.size()]).links) --after_first[l];
+    take_hop(t, after_first, first[k], first[(k + 1) % first.size()], 1);
   std::vector<Order> searched = RingPacker(t, std::move(after_first), bound).run(first);
   return searched.size() > rings.size() ? searched : rings;
 }
