@@ -58,8 +58,8 @@ std::optional<topology::PathClass> path_level(const std::string& value) {
 const std::map<std::string, std::string>& unmodelled() {
   static const std::map<std::string, std::string> keys = {
       {"NCCL_CROSS_NIC",
-       "rigsim's servers meet at one non-blocking switch, where the NIC a ring leaves by does not change its "
-       "bandwidth; a ring leaves a server through the sending GPU's nearest NIC"},
+       "rigsim models its first choice (a ring leaves a server through the NIC it entered by, relayed over "
+       "NVLink where PXN allows), and its servers meet at one non-blocking switch"},
       {"NCCL_IB_HCA", "rigsim's NICs are the layout's"},
       {"NCCL_SOCKET_IFNAME", "rigsim's NICs are the layout's"},
       {"NCCL_IB_DISABLE", "not modelled"},
@@ -67,10 +67,9 @@ const std::map<std::string, std::string>& unmodelled() {
       {"NCCL_COLLNET_ENABLE", "rigsim has no CollNet/SHARP network model"},
       {"NCCL_DEBUG", "rigsim's reports say why already"},
       {"NCCL_DEBUG_SUBSYS", "rigsim's reports say why already"},
-      {"NCCL_PXN_DISABLE",
-       "rigsim has no PXN: a send to another server leaves through the sending GPU's NIC"},
       {"NCCL_P2P_PXN_LEVEL",
-       "rigsim has no PXN: a send to another server leaves through the sending GPU's NIC"},
+       "rigsim models its default, 2: a send to another server leaves through the NIC of the GPU mirroring "
+       "its peer wherever PXN allows (NCCL_PXN_DISABLE=1 turns PXN off)"},
       {"NCCL_P2P_LL_THRESHOLD", "rigsim's sendrecv and alltoall always run the Simple protocol"},
       {"NCCL_NCHANNELS_PER_NET_PEER",
        "rigsim puts no per-channel limit on a send across servers, so the count would change no prediction"},
@@ -79,10 +78,10 @@ const std::map<std::string, std::string>& unmodelled() {
 }
 
 std::vector<std::string> modelled_keys() {
-  return {"NCCL_P2P_LEVEL",     "NCCL_P2P_DISABLE",    "NCCL_ALGO",          "NCCL_PROTO",
-          "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE",    "NCCL_BUFFSIZE",      "NCCL_MIN_NCHANNELS",
-          "NCCL_SHM_DISABLE",   "NCCL_NET_GDR_LEVEL",  "NCCL_NET_GDR_READ",  "NCCL_GRAPH_FILE",
-          "NCCL_TOPO_FILE",     "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLS_NCHANNELS"};
+  return {"NCCL_P2P_LEVEL",     "NCCL_P2P_DISABLE",    "NCCL_ALGO",           "NCCL_PROTO",
+          "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE",    "NCCL_BUFFSIZE",       "NCCL_MIN_NCHANNELS",
+          "NCCL_SHM_DISABLE",   "NCCL_NET_GDR_LEVEL",  "NCCL_NET_GDR_READ",   "NCCL_GRAPH_FILE",
+          "NCCL_TOPO_FILE",     "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLS_NCHANNELS", "NCCL_PXN_DISABLE"};
 }
 
 /// NCCL_GRAPH_FILE: NCCL loads the graph whose id is the ring graph's (0); one with no channels leaves
@@ -177,6 +176,8 @@ void apply_nccl_env(const NcclEnv& env, CollectiveOptions& o) {
       o.net.gdr_level = level;
     } else if (key == "NCCL_NET_GDR_READ") {
       o.net.gdr_read = flag(key, value) ? 1 : 0;
+    } else if (key == "NCCL_PXN_DISABLE") {
+      o.net.pxn = !flag(key, value);
     } else if (key == "NCCL_TOPO_FILE") {
       // The topology NCCL reads instead of detecting one: the command loads it as the layout (bench);
       // here it is only recorded, so a command with its layout fixed can refuse a different one.

@@ -378,7 +378,8 @@ Route Platform::net_route(DeviceId src, DeviceId dst) const {
   Route r;
   r.setup = cost_.net_latency;
   const bool same = topo_.device(src).node == topo_.device(dst).node;
-  const auto a = nearest_nic(topo_, src);
+  const auto exit = net_exit(topo_, src, dst, net_);
+  const auto a = exit ? std::optional<DeviceId>(exit->nic) : std::nullopt;
   const auto b = same ? a : nearest_nic(topo_, dst);
   if (!a || !b) {
     if (same)
@@ -389,7 +390,11 @@ Route Platform::net_route(DeviceId src, DeviceId dst) const {
   }
   const auto is_gpu = [&](DeviceId d) { return topo_.device(d).kind == DeviceKind::Gpu; };
   bool staged = false;
-  if (src != *a) {
+  if (exit->relay) {
+    // PXN: over NVLink to the GPU next to the NIC, which the NIC reads from (net_exit).
+    append_path(r, topo_.path(src, *exit->relay));
+    staged = net_leg(r, *exit->relay, *a, true);
+  } else if (src != *a) {
     if (is_gpu(src))
       staged = net_leg(r, src, *a, true) || staged;
     else

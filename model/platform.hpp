@@ -105,6 +105,9 @@ struct NetPolicy {
   /// The communicator's GPUs, all servers: NCCL's topology holds only these (topo.cc keeps the ranks'
   /// GPUs), so "alone" and "an NVLink peer" count among them. Empty: every GPU of the server.
   std::vector<topology::DeviceId> gpus;
+  /// PXN (NCCL 2.12 on; NCCL_PXN_DISABLE=1 turns it off): a send to another server may leave through
+  /// the NIC of another GPU of its server, reached over NVLink (pxn_relay).
+  bool pxn = true;
   bool operator==(const NetPolicy&) const = default;
 };
 
@@ -114,6 +117,23 @@ struct NetPolicy {
 /// is not a GPU (a CPU socket's memory) is never staged. `reason` says why, for people.
 bool uses_gdr(const topology::Topology& topo, topology::DeviceId gpu, topology::DeviceId nic, bool read,
               const NetPolicy& policy, std::string* reason = nullptr);
+
+/// Where a network send from GPU `src` to GPU `dst` on another server leaves `src`'s server: the NIC,
+/// and the GPU NCCL relays it through over NVLink first (PXN), if any.
+struct NetExit {
+  topology::DeviceId nic = 0;
+  std::optional<topology::DeviceId> relay;
+};
+
+/// NCCL sends to a peer through the NIC of the local GPU with the peer's device index (search.cc
+/// ncclTopoGetNetDev, NCCL_P2P_PXN_LEVEL 2), and a ring leaves a server through the NIC it entered by
+/// (crossNic 0 first), which on servers of one shape is the NIC of the GPU mirroring the next server's
+/// first GPU: both are `dst`'s mirror's nearest NIC. `src` reaches it directly within a PCIe switch
+/// (PXB), else relays through the mirror when paths.cc's PXN conditions hold (the mirror joined to `src`
+/// by NVLink, itself within PXB of the NIC with GPUDirect RDMA); otherwise, or with PXN disabled, or
+/// without a mirror, the send leaves through `src`'s own nearest NIC. nullopt: `src`'s server has no NIC.
+std::optional<NetExit> net_exit(const topology::Topology& topo, topology::DeviceId src,
+                                topology::DeviceId dst, const NetPolicy& policy);
 
 /// Per Topology link: whether it is a PCIe (or host bridge) link that only Hopper / Blackwell GPUs' paths
 /// to their sockets cross (no older GPU's). Those links move CostModel::pcie_efficiency_sm90 of the wire:
@@ -146,12 +166,12 @@ class Platform {
 
   /// The route of a transfer with a resolved transport. P2p: Topology::path (NVLink when present);
   /// Shm: GPU -> its socket's memory -> GPU over PCIe; HostCopy: a socket's memory <-> a device (crossing
-  /// the inter-socket link when remote); Net: GPU -> its NIC (over PCIe with GPUDirect RDMA, else through
-  /// pinned host memory next to the GPU) -> the network -> the peer's NIC -> GPU; within one server the
-  /// sender's NIC loops back (NCCL_SHM_DISABLE without P2P). Throws std::invalid_argument when
-  /// the transport cannot join the two devices (e.g. SHM between two servers, HostCopy without a CPU).
-  /// `host_memory_near` (HostCopy only): the host end's memory is that of this device's NUMA node
-  /// (dram_for) rather than the device end's.
+  /// the inter-socket link when remote); Net: GPU -> the NIC net_exit names (over NVLink to its relay GPU
+  /// first where PXN applies; over PCIe with GPUDirect RDMA, else through pinned host memory next to the GPU)
+  /// -> the network -> the peer's NIC -> GPU; within one server the sender's NIC loops back (NCCL_SHM_DISABLE
+  /// without P2P). Throws std::invalid_argument when the transport cannot join the two devices (e.g. SHM
+  /// between two servers, HostCopy without a CPU). `host_memory_near` (HostCopy only): the host end's memory
+  /// is that of this device's NUMA node (dram_for) rather than the device end's.
   Route route(topology::DeviceId src, topology::DeviceId dst, Transport transport,
               std::optional<topology::DeviceId> host_memory_near = std::nullopt) const;
 

@@ -96,4 +96,26 @@ bool uses_gdr(const topology::Topology& topo, DeviceId gpu, DeviceId nic, bool r
   return say(true, "GPUDirect RDMA (path " + std::string(topology::to_string(distance)) + ")");
 }
 
+std::optional<NetExit> net_exit(const topology::Topology& topo, DeviceId src, DeviceId dst,
+                                const NetPolicy& policy) {
+  const auto own = nearest_nic(topo, src);
+  if (!own) return std::nullopt;
+  const NetExit local{*own, std::nullopt};
+  const Device& s = topo.device(src);
+  const Device& d = topo.device(dst);
+  if (!policy.pxn || s.node == d.node || s.kind != DeviceKind::Gpu || d.kind != DeviceKind::Gpu) return local;
+  std::optional<DeviceId> mirror;
+  for (DeviceId g : topo.node_devices(s.node))
+    if (topo.device(g).kind == DeviceKind::Gpu && topo.device(g).local_name == d.local_name) mirror = g;
+  if (!mirror || *mirror == src) return local;
+  const auto nic = nearest_nic(topo, *mirror);
+  if (!nic || *nic == *own) return local;
+  using topology::PathClass;
+  if (topo.pcie_path(src, *nic).nccl <= PathClass::PXB) return NetExit{*nic, std::nullopt};
+  const bool relay = topo.path(src, *mirror).nccl == PathClass::NVL &&
+                     topo.pcie_path(*mirror, *nic).nccl <= PathClass::PXB &&
+                     uses_gdr(topo, *mirror, *nic, false, policy);
+  return relay ? NetExit{*nic, mirror} : local;
+}
+
 }  // namespace rigsim::model

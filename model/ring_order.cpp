@@ -479,7 +479,10 @@ Order entry_points(const topology::Topology& topo, const std::vector<DeviceId>& 
 
 /// Rings inside one server of a cluster, one per channel. NCCL gives every NIC its own channels and
 /// enters a server at a GPU close to the channel's NIC; the ring's hop into that GPU is the one the
-/// network replaces. (build_cluster refuses servers without a NIC.)
+/// network replaces. It leaves the server through the same NIC where it can (search.cc: crossNic 0 is
+/// tried first, at the closest GPU-NIC path class first), so where the ring run backwards ends at a GPU
+/// nearer that NIC than the ring run forwards, the channel runs it backwards (net_exit then finds that
+/// GPU's path to the NIC). (build_cluster refuses servers without a NIC.)
 std::vector<std::vector<DeviceId>> server_rings(const Platform& platform, const std::vector<DeviceId>& g,
                                                 const topology::P2pPolicy& policy, std::size_t rank_count,
                                                 int max_channels) {
@@ -492,10 +495,15 @@ std::vector<std::vector<DeviceId>> server_rings(const Platform& platform, const 
       {std::max(rings.size(), nics.size()), static_cast<std::size_t>(std::max(1, max_channels)), g.size()});
   const Order starts = entry_points(topo, g, nics, channels);
   std::vector<Order> out;
+  const auto exit_class = [&](const Order& r, std::size_t c) {
+    return c < nics.size() ? topo.pcie_path(g[r.back()], nics[c]).nccl : topology::PathClass::LOC;
+  };
   for (std::size_t c = 0; c < channels; ++c) {
     Order r = rings[c % rings.size()];
     std::rotate(r.begin(), std::find(r.begin(), r.end(), starts[c]), r.end());
-    out.push_back(std::move(r));
+    Order back = r;
+    std::reverse(back.begin() + 1, back.end());
+    out.push_back(exit_class(back, c) < exit_class(r, c) ? std::move(back) : std::move(r));
   }
   return to_devices(out, g);
 }

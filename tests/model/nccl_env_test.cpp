@@ -35,10 +35,14 @@ TEST(NcclEnv, ModelledKeysSetTheOptionsNcclWould) {
   EXPECT_DOUBLE_EQ(o.chain_chunk.value, 1.0 * 1024 * 1024);
   EXPECT_FALSE(o.p2p.shm_disable);
   EXPECT_EQ(o.net, NetPolicy{});
-  apply_nccl_env({{"NCCL_SHM_DISABLE", "1"}, {"NCCL_NET_GDR_LEVEL", "node"}, {"NCCL_NET_GDR_READ", "0"},
-                  {"NCCL_MIN_NCHANNELS", "8"}},
+  apply_nccl_env({{"NCCL_SHM_DISABLE", "1"},
+                  {"NCCL_NET_GDR_LEVEL", "node"},
+                  {"NCCL_NET_GDR_READ", "0"},
+                  {"NCCL_MIN_NCHANNELS", "8"},
+                  {"NCCL_PXN_DISABLE", "1"}},
                  o);
   EXPECT_TRUE(o.p2p.shm_disable);
+  EXPECT_FALSE(o.net.pxn);
   EXPECT_EQ(o.net.gdr_level, topology::PathClass::PHB);  // NODE is NCCL's PHB
   EXPECT_EQ(o.net.gdr_read, 0);
   EXPECT_EQ(o.nccl_min_channels, 8);
@@ -94,7 +98,9 @@ TEST(NcclEnv, UnmodelledUnknownAndBadValuesAreNamed) {
   EXPECT_NE(error_of({{"NCCL_IB_QPS_PER_CONNECTION", "4"}}).find("NCCL reads it (releases 2.14.3 and later)"),
             std::string::npos)
       << error_of({{"NCCL_IB_QPS_PER_CONNECTION", "4"}});
-  EXPECT_NE(error_of({{"NCCL_PXN_DISABLE", "1"}}).find("no PXN"), std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_P2P_PXN_LEVEL", "0"}}).find("NCCL_PXN_DISABLE=1 turns PXN off"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"NCCL_PXN_DISABLE", "yes"}}).find("expected an integer"), std::string::npos);
   EXPECT_NE(error_of({{"NCCL_FOO", "1"}}).find("unknown NCCL variable"), std::string::npos);
   EXPECT_THROW(parse_nccl_env_args({"NCCL_ALGO"}), InputError);
   EXPECT_THROW(parse_nccl_env_args({"CUDA_VISIBLE_DEVICES=0"}), InputError);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "tests/model/collective_layouts.hpp"
 #include "tests/model/sim_fixture.hpp"
 
 namespace rigsim::model {
@@ -242,6 +243,33 @@ TEST(NetTransport, GdrWithinNcclsLevelGoesStraightToTheNic) {
   // 200 Gb/s = 25 GB/s x network_efficiency is the slowest link (the Gen4 x16 PCIe carries more).
   expect_closed_form("25 GB/s x network_efficiency", 25.0 * p.cost_model().network_efficiency,
                      r.bottleneck.gb_per_s(), "GB/s");
+}
+
+TEST(NetTransport, PxnSendsThroughTheNicOfTheGpuMirroringThePeer) {
+  // g1 of server 0 to g0 of server 1: NCCL leaves through the NIC of server 0's g0 (the peer's device
+  // index; a ring's entry NIC), which g1 reaches only through the CPU (PHB), so it relays over NVLink to
+  // g0, whose switch holds the NIC (search.cc ncclTopoGetNetDev, paths.cc's PXN conditions).
+  const auto spec = testing::spec_from_text(testing::kFourA100MeshNics);
+  const Platform p(topology::build_cluster(spec, 2), calibration::default_cost_model());
+  const auto& t = p.topology();
+  const auto id = [&](const std::string& name) { return t.find(name); };
+  const auto exit = net_exit(t, id("n0/g1"), id("n1/g0"), {});
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(t.device(exit->nic).name, "n0/nic0");
+  ASSERT_TRUE(exit->relay.has_value());
+  EXPECT_EQ(t.device(*exit->relay).name, "n0/g0");
+  std::vector<std::string> crossed;
+  for (const Crossing& h : p.route(id("n0/g1"), id("n1/g0"), Transport::Net).crossings)
+    crossed.push_back(p.crossing_name(h));
+  EXPECT_EQ(crossed.front(), "n0/g1->n0/g0") << "over NVLink first";
+  EXPECT_NE(std::find(crossed.begin(), crossed.end(), "n0/nic0->network"), crossed.end());
+  // The mirror itself, and PXN disabled (NCCL_PXN_DISABLE=1): the sender's own NIC, no relay.
+  EXPECT_FALSE(net_exit(t, id("n0/g0"), id("n1/g0"), {})->relay.has_value());
+  NetPolicy off;
+  off.pxn = false;
+  const auto own = net_exit(t, id("n0/g1"), id("n1/g0"), off);
+  EXPECT_EQ(t.device(own->nic).name, "n0/nic1");
+  EXPECT_FALSE(own->relay.has_value());
 }
 
 TEST(NetTransport, BeyondTheGdrLevelBothEndsStageThroughHostMemory) {
