@@ -8,8 +8,6 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
-#include <map>
-#include <set>
 #include <sstream>
 
 #include "calibration/cost_model.hpp"
@@ -541,64 +539,5 @@ TEST(BenchProtocols, SimulatedChoiceIsNeverMuchWorse) {
 /// Across servers each GPU's traffic leaves through its own nearest NIC: on a DGX A100 (two GPUs and
 /// two NICs per PCIe switch) the 8 GPUs of a server map to 8 distinct NICs, and a 2-server ring
 /// all_reduce sends through all 8 NICs of each server.
-TEST(BenchNics, InterNodeFlowsLeaveThroughDistinctNics) {
-  const std::string dgx = find_layout({"dgx-a100"});
-  if (dgx.empty()) GTEST_SKIP() << "no dgx-a100 layout in " << catalog();
-  const auto spec = topology::parse_layout(load_json_file(dgx), dgx);
-  const Platform p(topology::build_cluster(spec, 2), calibration::default_cost_model());
-  const auto& topo = p.topology();
-  std::set<topology::DeviceId> nics;
-  for (topology::DeviceId g : topo.gpus())
-    if (topo.device(g).node == 0) {
-      const auto nic = nearest_nic(topo, g);
-      ASSERT_TRUE(nic.has_value());
-      EXPECT_EQ(topo.pcie_path(g, *nic).nccl, topology::PathClass::PIX) << topo.device(g).name;
-      nics.insert(*nic);
-    }
-  EXPECT_EQ(nics.size(), 8u) << "one NIC per GPU";
-  CollectiveOptions ring;
-  ring.algorithm = Algorithm::Ring;
-  const Outcome o = run(p, CollectiveOp::AllReduce, kGiB, PlanModel::Auto, {}, ring);
-  std::set<std::string> senders;
-  for (const Connection& c : o.plan.connections) {
-    if (c.transport != Transport::Net) continue;
-    const Route r = p.route(c.src, c.dst, Transport::Net);
-    for (const Crossing& h : r.crossings) {
-      const std::string name = p.crossing_name(h);
-      if (name.find("->network") != std::string::npos) senders.insert(name);
-    }
-  }
-  EXPECT_EQ(senders.size(), 16u) << "8 NICs per server, each sending";
-  // 8 rails of 25 GB/s x network_efficiency, each carrying 2(n-1)/n·S/8 of one ring channel.
-  const double rail = 25e9 * p.cost_model().network_efficiency;
-  EXPECT_GT(o.busbw, 0.9 * 8 * rail / 1e9) << "busbw -> 8 x NIC rate";
-}
-
-TEST(BenchNics, AMeshRingLeavesThroughTheNicItEnteredByRelayedOverNvlink) {
-  // Two servers of four NVLink-meshed A100, one NIC per GPU under its own switch. NCCL's rings differ
-  // per channel here, so the last GPU of a channel's ring is not always next to a NIC no other channel
-  // leaves by; NCCL leaves through the NIC the ring entered by (crossNic 0), relayed over NVLink to that
-  // NIC's GPU (PXN): every NIC sends one channel, and all_gather moves at the four NICs' rate,
-  // (n-1)/n·S / (4 R), R one NIC's rate. Leaving through the last GPU's own NIC sent two channels
-  // through one NIC and none through another: half of that.
-  const Platform p(topology::build_cluster(testing::spec_from_text(testing::kFourA100MeshNics), 2),
-                   calibration::default_cost_model());
-  CollectiveOptions ring;
-  ring.algorithm = Algorithm::Ring;
-  const Outcome o = run(p, CollectiveOp::AllGather, kGiB, PlanModel::Steady, {}, ring);
-  std::map<std::string, int> sends;
-  for (const Connection& c : o.plan.connections) {
-    if (c.transport != Transport::Net) continue;
-    for (const Crossing& h : p.route(c.src, c.dst, Transport::Net).crossings)
-      if (const std::string name = p.crossing_name(h); name.find("->network") != std::string::npos)
-        ++sends[name];
-  }
-  EXPECT_EQ(sends.size(), 8u) << "4 NICs per server, each sending";
-  for (const auto& [nic, n] : sends) EXPECT_EQ(n, 1) << nic;
-  const double R = 25e9 * p.cost_model().network_efficiency;
-  const double expected = 7.0 / 8 * kGiB / (4 * R);
-  EXPECT_NEAR(o.seconds, expected, 0.03 * expected) << closed("(n-1)/n·S/(4R)", expected, o.seconds);
-}
-
 }  // namespace
 }  // namespace rigsim::model

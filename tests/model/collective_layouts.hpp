@@ -2,6 +2,9 @@
 // the simulated bench). Each layout's answer follows from its description.
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
 #include "tests/model/sim_fixture.hpp"
@@ -97,30 +100,17 @@ inline const char* kFourA100Mesh = R"({
 /// kFourA100Mesh with one ConnectX-6 200G per GPU, each pair under its own Gen4 switch on its own root
 /// port (GPU-NIC PIX, any other GPU's NIC PHB): a server of a cluster whose rings must leave through
 /// the NIC they entered by.
-inline const char* kFourA100MeshNics = R"({
-  "name": "four-a100-mesh-nics",
-  "cpus": [{"id": "cpu0", "model": "epyc-7003"}],
-  "host_bridges": [
-    {"id": "rc0", "cpu": "cpu0", "lanes": 16}, {"id": "rc1", "cpu": "cpu0", "lanes": 16},
-    {"id": "rc2", "cpu": "cpu0", "lanes": 16}, {"id": "rc3", "cpu": "cpu0", "lanes": 16}
-  ],
-  "switches": [
-    {"id": "sw0", "model": "pex88096", "parent": "rc0"}, {"id": "sw1", "model": "pex88096", "parent": "rc1"},
-    {"id": "sw2", "model": "pex88096", "parent": "rc2"}, {"id": "sw3", "model": "pex88096", "parent": "rc3"}
-  ],
-  "gpus": [
-    {"id": "g0", "model": "a100-sxm4-80gb", "parent": "sw0"}, {"id": "g1", "model": "a100-sxm4-80gb", "parent": "sw1"},
-    {"id": "g2", "model": "a100-sxm4-80gb", "parent": "sw2"}, {"id": "g3", "model": "a100-sxm4-80gb", "parent": "sw3"}
-  ],
-  "nics": [
-    {"id": "nic0", "model": "connectx-6-200g", "parent": "sw0"}, {"id": "nic1", "model": "connectx-6-200g", "parent": "sw1"},
-    {"id": "nic2", "model": "connectx-6-200g", "parent": "sw2"}, {"id": "nic3", "model": "connectx-6-200g", "parent": "sw3"}
-  ],
-  "nvlinks": [
-    {"gpus": ["g0", "g1"], "links": 4, "bridge": false}, {"gpus": ["g0", "g2"], "links": 4, "bridge": false}, {"gpus": ["g0", "g3"], "links": 4, "bridge": false},
-    {"gpus": ["g1", "g2"], "links": 4, "bridge": false}, {"gpus": ["g1", "g3"], "links": 4, "bridge": false}, {"gpus": ["g2", "g3"], "links": 4, "bridge": false}
-  ]
-})";
+inline std::string four_a100_mesh_nics() {
+  nlohmann::json j = nlohmann::json::parse(kFourA100Mesh);
+  j["name"] = "four-a100-mesh-nics";
+  for (std::size_t i = 0; i < 4; ++i) {
+    const std::string k = std::to_string(i);
+    j["switches"].push_back({{"id", "sw" + k}, {"model", "pex88096"}, {"parent", "rc" + k}});
+    j["gpus"][i]["parent"] = "sw" + k;
+    j["nics"].push_back({{"id", "nic" + k}, {"model", "connectx-6-200g"}, {"parent", "sw" + k}});
+  }
+  return j.dump();
+}
 
 using topology::testing::spec_from_text;
 

@@ -249,7 +249,7 @@ TEST(NetTransport, PxnSendsThroughTheNicOfTheGpuMirroringThePeer) {
   // g1 of server 0 to g0 of server 1: NCCL leaves through the NIC of server 0's g0 (the peer's device
   // index; a ring's entry NIC), which g1 reaches only through the CPU (PHB), so it relays over NVLink to
   // g0, whose switch holds the NIC (search.cc ncclTopoGetNetDev, paths.cc's PXN conditions).
-  const auto spec = testing::spec_from_text(testing::kFourA100MeshNics);
+  const auto spec = testing::spec_from_text(testing::four_a100_mesh_nics());
   const Platform p(topology::build_cluster(spec, 2), calibration::default_cost_model());
   const auto& t = p.topology();
   const auto id = [&](const std::string& name) { return t.find(name); };
