@@ -24,6 +24,8 @@
 namespace rigsim::model::detail {
 namespace {
 
+constexpr int kSimplerTreeFactorFirst = 21803;  // tuning.cc's 0.85 for a TREE-pattern graph: 2.18.3 on
+
 using topology::DeviceId;
 
 /// Parent of server `r` in a binary tree over 0..n-1 rooted at 0: clear r's lowest set bit and set
@@ -195,6 +197,11 @@ TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::Co
   e.bus_bw[0] = std::min(bus / 3.8, nccl_ll_max_bw(tables, topo, p.ranks, nodes, nccl_version));
   e.bus_bw[1] = std::min(bus * (nodes <= 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                          channels * tables.tree_ll128_channel_bw[row][col] * 1e9);
+  // The simpler tree: from 2.18.3 a tree graph of NCCL's TREE pattern is counted at 0.85 (tuning.cc
+  // "pattern == NCCL_TOPO_PATTERN_TREE) busBw *= .85"; 2.30: maxTreePattern). The search falls back from
+  // BALANCED_TREE to TREE on Hopper and newer only (search.cc "Try a simpler tree", ccMin >= 90).
+  if (nccl_version >= kSimplerTreeFactorFirst && detail::min_sm(topo, p.ranks) >= 90)
+    for (double& b : e.bus_bw) b *= 0.85;
   for (Protocol proto : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
     const std::size_t i = proto_index(proto);
     const double scale = log_size >= 0 && log_size < 23 ? kCorrection[i][log_size] : 1.0;
@@ -211,7 +218,11 @@ TreeEstimate tree_estimate(const topology::Topology& topo, const calibration::Co
 ProtocolChoice tree_choice(const topology::Topology& topo, const calibration::CostModel& cost,
                            const CollectivePlan& p, const ProtocolChoice& ring, std::size_t nodes, bool nvl,
                            int nccl_version) {
-  const double bus = ring.bus_bw[proto_index(Protocol::Simple)].value;
+  // On two servers tuning.cc counts each tree channel at its graph's bwIntra (more servers: bwInter, the
+  // ring's), which the tree search raises above the ring's speed while the chains carry it
+  // (NcclChannels::tree_gbs): the ring's bus bandwidth scaled by that.
+  const double raise = nodes == 2 && p.nccl.graph_gbs > 0 ? p.nccl.tree_gbs / p.nccl.graph_gbs : 1.0;
+  const double bus = ring.bus_bw[proto_index(Protocol::Simple)].value * raise;
   // NCCL decides on its release's tables; the wire bytes follow the rates the simulation moves at.
   const TreeEstimate e = tree_estimate(topo, cost, p, nodes, nvl, bus, p.nccl.graph, nccl_version);
   const TreeEstimate moved =

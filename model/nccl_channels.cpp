@@ -64,6 +64,37 @@ double ring_share_gbs(const Platform& pf, const std::vector<std::vector<Connecti
   return share;
 }
 
+/// The tree graph's bwIntra (NcclChannels::tree_gbs): NCCL's tree search packs the ring's `g` channels at
+/// the ring's speed `s` (the same NICs, the same duplication), then its second pass raises bwIntra one
+/// step of the speed table at a time while it is below 2 x bwInter and the chains still fit: each
+/// channel's chain inside a server (the ring's hops that stay in it) takes bwIntra on every link it
+/// crosses, in NCCL's figures (search.cc ncclTopoCompute pass 2, ncclTopoFollowPath; v2.8.4 to v2.30.7).
+double tree_intra_gbs(const Platform& pf, const std::vector<std::vector<Connection>>& rings, int g, double s,
+                      std::span<const double> speeds) {
+  const auto& topo = pf.topology();
+  std::map<Crossing, int> uses;
+  for (const auto& ring : rings)
+    for (const Connection& h : ring) {
+      if (h.src == h.dst || topo.device(h.src).node != topo.device(h.dst).node) continue;
+      const Transport t = h.transport == Transport::Shm ? Transport::P2p : h.transport;
+      for (const Crossing& c : pf.route(h.src, h.dst, t).crossings) {
+        if (c.link >= topo.links().size() || topo.links()[c.link].kind == LinkKind::Internal) continue;
+        ++uses[c];
+      }
+    }
+  // Each distinct ring stands for g / rings of the graph's channels.
+  const double weight = static_cast<double>(g) / static_cast<double>(std::max<std::size_t>(1, rings.size()));
+  double share = std::numeric_limits<double>::infinity();
+  for (const auto& [c, n] : uses) share = std::min(share, nccl_link_gbs(pf, c.link) / (n * weight));
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && speeds[i] > s * (1 + kTol)) ++i;
+  // The second pass starts from the table speed at bwInter and raises only a graph found at it.
+  if (std::abs(speeds[i] - s) > kTol * s) return s;
+  double cur = speeds[i];
+  while (i > 0 && cur < 2 * s * (1 - kTol) && speeds[i - 1] <= share * (1 + kTol)) cur = speeds[--i];
+  return cur;
+}
+
 /// connect.cc's step on a ring graph of `g` channels at `s` GB/s (see nccl_channels()).
 /// `path_gbs`: the bandwidth the search found for all rings together (0: g x s), which sets
 /// NcclChannels::block_gbs.
@@ -146,7 +177,11 @@ NcclChannels nccl_channels(const Platform& platform, const std::vector<std::vect
     out.reason += ", doubled to " + std::to_string(g) + " at " + fixed(s, 1) + " GB/s";
   }
   const double path = std::isfinite(b) && b > 0 ? b * static_cast<double>(rings.size()) : 0.0;
-  return connect(out, g, s, path, min_sm, multi_node, min_channels, max_channels);
+  NcclChannels c = connect(out, g, s, path, min_sm, multi_node, min_channels, max_channels);
+  c.tree_gbs = multi_node ? tree_intra_gbs(platform, rings, g, s, speeds) : s;
+  if (c.tree_gbs > s * (1 + kTol))
+    c.reason += "; the tree graph's chains at " + fixed(c.tree_gbs, 1) + " GB/s inside a server";
+  return c;
 }
 
 NcclChannels nccl_channels_from_graph(int graph_channels, double speed_gbs, int min_sm, bool multi_node,
@@ -177,6 +212,7 @@ NcclChannels connect(NcclChannels out, int g, double s, double path_gbs, int min
   }
   out.graph = std::min(g, comm);
   out.graph_gbs = s;
+  out.tree_gbs = s;
   out.comm = comm;
   return out;
 }

@@ -17,6 +17,10 @@ namespace rigsim::model {
 struct NcclChannels {
   int graph = 1;         // the ring graph's channels after the search and ncclTopoDupChannels
   double graph_gbs = 0;  // its per-channel speed (bwIntra), GB/s: what tuning.cc multiplies by `graph`
+  /// The tree graph's bwIntra across servers, GB/s: the ring's speed, raised by the search's second pass
+  /// (search.cc "increase bwIntra for trees") while below twice its bwInter (graph_gbs) and the chains
+  /// inside each server still carry it; what tuning.cc counts a tree's channels at on two servers.
+  double tree_gbs = 0;
   int comm = 2;          // channels the collectives run on (comm->nChannels)
   /// What one channel's thread block carries where NCCL's channels fill the links its search found:
   /// the path's bandwidth in NCCL's figures (all rings together; a loaded graph: channels x speed) over

@@ -106,7 +106,7 @@ struct NetPolicy {
   /// GPUs), so "alone" and "an NVLink peer" count among them. Empty: every GPU of the server.
   std::vector<topology::DeviceId> gpus;
   /// PXN (NCCL 2.12 on; NCCL_PXN_DISABLE=1 turns it off): a send to another server may leave through
-  /// the NIC of another GPU of its server, reached over NVLink (pxn_relay).
+  /// the NIC of another GPU of its server, reached over NVLink (net_exit).
   bool pxn = true;
   bool operator==(const NetPolicy&) const = default;
 };

@@ -3,6 +3,7 @@
 // are stated in the failure messages.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -81,6 +82,39 @@ TEST(BenchNics, AMeshRingLeavesThroughTheNicItEnteredByRelayedOverNvlink) {
   const double R = 25e9 * p.cost_model().network_efficiency;
   const double expected = 7.0 / 8 * kGiB / (4 * R);
   EXPECT_NEAR(o.seconds, expected, 0.03 * expected) << closed("(n-1)/n·S/(4R)", expected, o.seconds);
+}
+
+/// On two servers NCCL counts a tree channel at its graph's bwIntra (tuning.cc: bwIntra for nNodes <= 2,
+/// else bwInter), which the tree search raises to twice the NIC's speed where the chains carry it. Two
+/// servers of four NVLink-meshed H100 (SURF Snellius, a dev case's layout), one 200 Gb/s NIC per GPU:
+/// rings 4 x 24 GB/s, algorithm bandwidth 96 x 8/14 = 54.9 GB/s; the tree 4 x 48, Simple
+/// min(0.92 x 192, 4 x 41.4) = 165.6 times 0.85 (Hopper's TREE pattern) = 140.8 of bus bandwidth, 70.4
+/// of algorithm bandwidth: the tree at 1 GiB. On three servers it counts bwInter (24) and the ring wins.
+TEST(BenchNics, TwoServersCountTheTreeAtItsGraphsRaisedBwIntra) {
+  const std::string path = (std::filesystem::path(RIGSIM_SOURCE_DIR) / "scenarios" / "dev-cases" / "layouts" /
+                            "odissei-2x4xh100-snellius.json")
+                               .string();
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no layout " << path;
+  const auto spec = topology::parse_layout(load_json_file(path), path);
+  const Platform two(topology::build_cluster(spec, 2), calibration::default_cost_model());
+  const CollectivePlan plan =
+      plan_collective(two, CollectiveOp::AllReduce, two.topology().gpus(), Bytes{kGiB});
+  ASSERT_EQ(plan.algorithm, Algorithm::Tree) << "expected the tree: 70.4 GB/s against the ring's 54.9";
+  EXPECT_DOUBLE_EQ(plan.nccl.tree_gbs, 48.0) << plan.nccl.reason;
+  const double bus = plan.protocol_choice.bus_bw[static_cast<std::size_t>(Protocol::Simple)].value;
+  EXPECT_NEAR(bus / 1e9, 0.85 * std::min(0.92 * 4 * 48, 4 * 41.4), 0.01)
+      << "expected 0.85 x min(0.92 x 4 x 48, 4 x 41.4) = 140.76 GB/s";
+  CollectiveOptions old;  // before 2.18.3 tuning.cc has no 0.85 for the TREE pattern
+  old.p2p.nccl_version = 21701;
+  const CollectivePlan before =
+      plan_collective(two, CollectiveOp::AllReduce, two.topology().gpus(), Bytes{kGiB}, old);
+  EXPECT_NEAR(before.protocol_choice.bus_bw[static_cast<std::size_t>(Protocol::Simple)].value / 1e9,
+              std::min(0.92 * 4 * 48, 4 * 41.4), 0.01)
+      << "expected min(0.92 x 4 x 48, 4 x 41.4) = 165.6 GB/s under NCCL 2.17.1";
+  const Platform three(topology::build_cluster(spec, 3), calibration::default_cost_model());
+  EXPECT_EQ(plan_collective(three, CollectiveOp::AllReduce, three.topology().gpus(), Bytes{kGiB}).algorithm,
+            Algorithm::Ring)
+      << "three servers: the tree at bwInter (24 GB/s) loses to the ring";
 }
 
 }  // namespace

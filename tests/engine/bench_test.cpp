@@ -536,8 +536,5 @@ TEST(BenchProtocols, SimulatedChoiceIsNeverMuchWorse) {
   }
 }
 
-/// Across servers each GPU's traffic leaves through its own nearest NIC: on a DGX A100 (two GPUs and
-/// two NICs per PCIe switch) the 8 GPUs of a server map to 8 distinct NICs, and a 2-server ring
-/// all_reduce sends through all 8 NICs of each server.
 }  // namespace
 }  // namespace rigsim::model

@@ -15,6 +15,7 @@
 #include "model/nccl_env.hpp"
 #include "tests/model/collective_layouts.hpp"
 #include "tests/model/sim_fixture.hpp"
+#include "topology/build.hpp"
 
 namespace rigsim::model {
 namespace {
@@ -128,6 +129,23 @@ TEST(NcclChannels, FourGpuMeshFillsEveryLinkAsNcclsBacktrackingSearchDoes) {
     for (std::size_t i = 0; i < ring.size(); ++i) ++uses[{ring[i], ring[(i + 1) % ring.size()]}];
   EXPECT_EQ(uses.size(), 12u) << "every ordered GPU pair carries rings";
   for (const auto& [pair, n] : uses) EXPECT_EQ(n, 2) << "each ordered pair carries two rings of 40 in its 80";
+}
+
+TEST(NcclChannels, TheTreeGraphRaisesItsBwIntraWhileItsChainsCarryIt) {
+  // Two servers of four NVLink-meshed A100, one 200 Gb/s NIC per GPU: the ring graph runs 4 channels at
+  // 24 GB/s (the NIC, SM80's inter table). The tree search's second pass raises bwIntra from 24 while it
+  // is below 2 x 24: 28, 30, then 48, which fails: each channel's chain crosses three ordered GPU pairs
+  // and no pair carries more than two chains, so a chain gets 80 / 2 = 40 GB/s of a pair's 80.
+  const Platform two(topology::build_cluster(testing::spec_from_text(testing::four_a100_mesh_nics()), 2),
+                     calibration::default_cost_model());
+  const NcclChannels c = channels_of(two);
+  EXPECT_EQ(c.graph, 4) << c.reason;
+  EXPECT_DOUBLE_EQ(c.graph_gbs, 24.0) << c.reason;
+  EXPECT_DOUBLE_EQ(c.tree_gbs, 30.0) << "expected the largest of 28, 30, 48 within min(2 x 24, 40); "
+                                     << c.reason;
+  // One server: no tree graph across servers, bwIntra is the ring's.
+  const NcclChannels one = channels_of(platform_of(testing::four_a100_mesh_nics()));
+  EXPECT_DOUBLE_EQ(one.tree_gbs, one.graph_gbs) << one.reason;
 }
 
 TEST(NcclChannels, MaxThenMinBoundTheCountAsConnectDoes) {
