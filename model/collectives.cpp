@@ -121,8 +121,7 @@ ProtocolChoice choose_protocol(const topology::Topology& topo, const calibration
     for (bool& e : c.enabled) e = false;
     c.enabled[proto_index(*o.protocol)] = true;
   }
-  const double rate = detail::slowest_rate(p.connections);
-  const double bus = p.channels * (std::isfinite(rate) && rate > 0 ? rate : 1e9);
+  const double bus = detail::rings_bus_rate(p);
   // NCCL's tables: the simulation moves at the cost model's (the default release's), NCCL decides with
   // the run's release's (nccl_tuning.hpp).
   const int v = o.p2p.nccl_version;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "model/collectives_detail.hpp"
 #include "model/platform.hpp"
@@ -93,6 +94,24 @@ double slowest_rate(const std::vector<Connection>& connections) {
   double rate = std::numeric_limits<double>::infinity();
   for (const Connection& c : connections) rate = std::min(rate, c.rate.value);
   return rate;
+}
+
+double rings_bus_rate(const CollectivePlan& p) {
+  // A directed GPU pair that several distinct rings cross gives each its share: on a full NVLink mesh of
+  // four GPUs NCCL's six rings cross every ordered pair twice, so each ring hop gets half the pair.
+  std::map<std::pair<DeviceId, DeviceId>, int> uses;
+  for (const Ring& r : p.rings)
+    for (const Connection& h : r.hops) ++uses[{h.src, h.dst}];
+  double bus = 0;
+  for (const Ring& r : p.rings) {
+    double ring = std::numeric_limits<double>::infinity();
+    for (const Connection& h : r.hops) ring = std::min(ring, h.rate.value / uses.at({h.src, h.dst}));
+    if (std::isfinite(ring) && ring > 0) bus += ring;
+  }
+  if (bus > 0 && !p.rings.empty())
+    return bus * static_cast<double>(p.channels) / static_cast<double>(p.rings.size());
+  const double rate = slowest_rate(p.connections);
+  return p.channels * (std::isfinite(rate) && rate > 0 ? rate : 1e9);
 }
 
 std::size_t pieces(double bytes, Bytes chunk, int max_pieces) {

@@ -110,6 +110,23 @@ TEST(BenchClosedForm, FourGpuMeshAllReduceUsesAllThreePeersLinks) {
   EXPECT_NEAR(o.seconds, expected, 0.02 * expected) << closed("2(n-1)/n·S/(3B)", expected, o.seconds);
 }
 
+TEST(BenchClosedForm, RingsSharingAGpuPairCountItOnce) {
+  // The same mesh: each ordered pair carries two of the six rings, so NCCL's bus bandwidth is 6 x B/2 =
+  // 3B, not 6B. LL moves at llMaxBw (Ampere, one server: 87.7 GB/s) while half the bus is above it: the
+  // LL ring all_reduce takes 2(n-1)/n·S / 87.7 GB/s after its latency. Counting each ring at the whole
+  // pair gave LL half of that.
+  const Platform p(layout_from_text(testing::kFourA100Mesh), testing::round_cost_model());
+  CollectiveOptions ll;
+  ll.protocol = Protocol::LL;
+  const Outcome o = run(p, CollectiveOp::AllReduce, 64.0 * 1024 * 1024, PlanModel::Steady, {}, ll);
+  const double B = hop_route(p, o).bottleneck.value;
+  const double bus = o.plan.protocol_choice.bus_bw[static_cast<std::size_t>(Protocol::Simple)].value;
+  EXPECT_NEAR(bus, 3 * B, 1e-6 * B) << closed("6 rings x B/2", 3 * B, bus);
+  ASSERT_GT(0.5 * bus, 87.7e9) << "the case needs llMaxBw to bind";
+  const double expected = o.plan.latency.value + 2.0 * 3 / 4 * 64.0 * 1024 * 1024 / 87.7e9;
+  EXPECT_NEAR(o.seconds, expected, 0.03 * expected) << closed("L + 2(n-1)/n·S/llMaxBw", expected, o.seconds);
+}
+
 TEST(BenchClosedForm, SendRecvOverNvlinkMovesAtItsChannelsThreadBlocks) {
   // A send is split over nccl_p2p_op_channels(S) channels, one thread block each, and a block moves the
   // share of the links' bandwidth each of NCCL's ring channels carries: here 12 NVLinks of 25 GB/s
