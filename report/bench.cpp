@@ -122,7 +122,9 @@ std::string why(const Platform& platform, const BenchResult& res) {
       " B): " + std::string(to_string(p.algorithm)) + ", " + std::string(to_string(p.protocol)) +
       " protocol, " + channel_words(p) + ", " + std::string(to_string(p.model)) + " model, latency term " +
       fixed(p.latency.us(), 1) + " us\n";
-  if ((p.algorithm == Algorithm::Ring && !p.rings.empty()) ||
+  // A tree's channels are its rings' (NCCL's tree graph packs the ring's channels; on two servers the
+  // reason also gives the bwIntra NCCL counts them at).
+  if (((p.algorithm == Algorithm::Ring || p.algorithm == Algorithm::Tree) && !p.rings.empty()) ||
       (p.algorithm == Algorithm::Pairwise && p.nccl.p2p > 0))
     out += "# Channels (NCCL's search, duplication and NCCL_MIN/MAX_NCHANNELS): " + p.nccl.reason + "\n";
   out += protocol_lines(res);

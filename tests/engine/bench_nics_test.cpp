@@ -11,6 +11,8 @@
 
 #include "calibration/cost_model.hpp"
 #include "common/input.hpp"
+#include "engine/executor.hpp"
+#include "report/bench.hpp"
 #include "tests/engine/bench_outcome.hpp"
 #include "tests/model/collective_layouts.hpp"
 #include "topology/build.hpp"
@@ -111,6 +113,11 @@ TEST(BenchNics, TwoServersCountTheTreeAtItsGraphsRaisedBwIntra) {
   EXPECT_NEAR(before.protocol_choice.bus_bw[static_cast<std::size_t>(Protocol::Simple)].value / 1e9,
               std::min(0.92 * 4 * 48, 4 * 41.4), 0.01)
       << "expected min(0.92 x 4 x 48, 4 x 41.4) = 165.6 GB/s under NCCL 2.17.1";
+  // `bench` says why: the tree graph's bwIntra is in its channel line.
+  BenchOptions bo;
+  bo.sweep = {1ull << 30, 1ull << 30, 2, 0};
+  const std::string text = report::bench_text(two, bo, run_bench(two, engine::run, bo));
+  EXPECT_NE(text.find("the tree graph's chains at 48.0 GB/s inside a server"), std::string::npos) << text;
   const Platform three(topology::build_cluster(spec, 3), calibration::default_cost_model());
   EXPECT_EQ(plan_collective(three, CollectiveOp::AllReduce, three.topology().gpus(), Bytes{kGiB}).algorithm,
             Algorithm::Ring)
