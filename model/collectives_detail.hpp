@@ -69,8 +69,8 @@ bool intra_is_nvlink(const topology::Topology& topo, const std::vector<Connectio
 /// The lowest rate a lone flow gets over `connections` (infinity for none).
 double slowest_rate(const std::vector<Connection>& connections);
 /// The bus bandwidth of a plan's rings, bytes per second: each distinct ring at its slowest hop's rate,
-/// that hop's directed GPU pair shared among the rings crossing it, summed, times the channels each ring
-/// stands for (the slowest connection x channels where the plan has no rings).
+/// that hop's directed GPU pair shared among the rings crossing it, summed (the slowest connection x
+/// channels where the plan has no rings).
 double rings_bus_rate(const CollectivePlan& p);
 
 /// Pieces a ring step's slice or a chain's / tree's bytes are cut into: NCCL's loop count over its

@@ -108,8 +108,7 @@ double rings_bus_rate(const CollectivePlan& p) {
     for (const Connection& h : r.hops) ring = std::min(ring, h.rate.value / uses.at({h.src, h.dst}));
     if (std::isfinite(ring) && ring > 0) bus += ring;
   }
-  if (bus > 0 && !p.rings.empty())
-    return bus * static_cast<double>(p.channels) / static_cast<double>(p.rings.size());
+  if (bus > 0) return bus;  // a ring plan's channels are its distinct rings (build_rings)
   const double rate = slowest_rate(p.connections);
   return p.channels * (std::isfinite(rate) && rate > 0 ? rate : 1e9);
 }

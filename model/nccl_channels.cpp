@@ -43,14 +43,17 @@ std::span<const double> table(int sm, bool inter) {
 }
 
 /// The rate each ring gets where the rings share links: NCCL's figure of every link the rings cross,
-/// divided by how often they cross it in that direction. Host memory and the package-internal host
-/// bridge links are not in NCCL's graph.
-double ring_share_gbs(const Platform& pf, const std::vector<std::vector<Connection>>& rings) {
+/// divided by how often they cross it in that direction, each ring counted `weight` times. Host memory
+/// and the package-internal host bridge links are not in NCCL's graph. `intra_only`: only the hops that
+/// stay inside one server (a tree's chains).
+double ring_share_gbs(const Platform& pf, const std::vector<std::vector<Connection>>& rings,
+                      bool intra_only = false, double weight = 1.0) {
   const auto& topo = pf.topology();
   std::map<Crossing, int> uses;
   for (const auto& ring : rings)
     for (const Connection& h : ring) {
       if (h.src == h.dst) continue;
+      if (intra_only && topo.device(h.src).node != topo.device(h.dst).node) continue;
       // NCCL's search walks the GPU-to-GPU paths whatever transport a hop ends up using (SHM too).
       const Transport t = h.transport == Transport::Shm ? Transport::P2p : h.transport;
       for (const Crossing& c : pf.route(h.src, h.dst, t).crossings) {
@@ -60,7 +63,7 @@ double ring_share_gbs(const Platform& pf, const std::vector<std::vector<Connecti
       }
     }
   double share = std::numeric_limits<double>::infinity();
-  for (const auto& [c, n] : uses) share = std::min(share, nccl_link_gbs(pf, c.link) / n);
+  for (const auto& [c, n] : uses) share = std::min(share, nccl_link_gbs(pf, c.link) / (n * weight));
   return share;
 }
 
@@ -71,21 +74,9 @@ double ring_share_gbs(const Platform& pf, const std::vector<std::vector<Connecti
 /// crosses, in NCCL's figures (search.cc ncclTopoCompute pass 2, ncclTopoFollowPath; v2.8.4 to v2.30.7).
 double tree_intra_gbs(const Platform& pf, const std::vector<std::vector<Connection>>& rings, int g, double s,
                       std::span<const double> speeds) {
-  const auto& topo = pf.topology();
-  std::map<Crossing, int> uses;
-  for (const auto& ring : rings)
-    for (const Connection& h : ring) {
-      if (h.src == h.dst || topo.device(h.src).node != topo.device(h.dst).node) continue;
-      const Transport t = h.transport == Transport::Shm ? Transport::P2p : h.transport;
-      for (const Crossing& c : pf.route(h.src, h.dst, t).crossings) {
-        if (c.link >= topo.links().size() || topo.links()[c.link].kind == LinkKind::Internal) continue;
-        ++uses[c];
-      }
-    }
   // Each distinct ring stands for g / rings of the graph's channels.
   const double weight = static_cast<double>(g) / static_cast<double>(std::max<std::size_t>(1, rings.size()));
-  double share = std::numeric_limits<double>::infinity();
-  for (const auto& [c, n] : uses) share = std::min(share, nccl_link_gbs(pf, c.link) / (n * weight));
+  const double share = ring_share_gbs(pf, rings, true, weight);
   std::size_t i = 0;
   while (i + 1 < speeds.size() && speeds[i] > s * (1 + kTol)) ++i;
   // The second pass starts from the table speed at bwInter and raises only a graph found at it.
