@@ -285,15 +285,23 @@ void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel
     }
   }
   // Each head's channel moves at most NCCL's perChMaxNVLSTreeBws of bus bandwidth, its measured figure
-  // per generation and server count: the operation takes at least S 2(N-1)/N / (heads x that), N the
-  // ranks (bus bandwidth as nccl-tests counts it). Every flow is held to its bytes over that time.
+  // per generation and server count: a large run's steady rate, the pipeline's slowest stage. A pipeline
+  // takes its data at the slowest stage's rate plus the fill and drain at the other stages' (the first
+  // loop's scatter and reduce before it, the last loop's multicast and gather after it, at the NVLS rate
+  // as in plan_nvls): at least 2(N-1)/N S / (heads x that) + fill (n+1)/n / (eff B_nvlink), N the ranks
+  // (bus bandwidth as nccl-tests counts it). Every flow is held to its bytes over that time.
   const double rate = nvls_tree_channel_rate(topo, cost, p.ranks, servers.size());
   if (rate > 0) {
     p.block_channels = static_cast<int>(per);
     p.block_channel_gbs = rate / 1e9;
     p.block_figure = "perChMaxNVLSTreeBw";
     const double ranks = static_cast<double>(p.ranks.size());
-    const double floor = p.size.value * 2 * (ranks - 1) / ranks / (static_cast<double>(per) * rate);
+    const double steady = p.size.value * 2 * (ranks - 1) / ranks / (static_cast<double>(per) * rate);
+    const double nvlink = p.connections.front().rate.value;  // a GPU to the next of its server
+    const double fill = nvlink > 0 ? p.nvls.fill.value * (static_cast<double>(per) + 1) /
+                                         static_cast<double>(per) / eff / nvlink
+                                   : 0.0;
+    const double floor = steady + fill;
     for (Transfer& t : p.transfers) t.rate_cap = {t.bytes.value / floor};
   }
 }

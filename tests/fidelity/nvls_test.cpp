@@ -276,21 +276,49 @@ TEST(NvlsTree, TwoServersClosedForm) {
   const double fill = 2 * 16 * n * 131072;
   EXPECT_DOUBLE_EQ(plan.nvls.fill.value, fill);
   // Each of the n heads' channels moves at most perChMaxNVLSTreeBws (Hopper, 2 servers: 57.7 GB/s) of
-  // bus bandwidth: 2(N-1)/N S / (n x 57.7 GB/s), N = 16 ranks, binds here over the routes.
+  // bus bandwidth, the pipeline's slowest stage; its fill and drain (2 loops) pass the NVLS stages at
+  // the NVLS rate on top: 2(N-1)/N S / (n x 57.7 GB/s) + 2 loop (n+1)/n / (eff B_nvlink), N = 16
+  // ranks, binds here over the routes.
   const double heads = n * p.cost_model().nccl_nvls_tree_channel_bw_gbs[2][1] * 1e9;
   EXPECT_EQ(plan.block_channels, 8);
   EXPECT_DOUBLE_EQ(plan.block_channel_gbs, 57.7);
   EXPECT_EQ(plan.block_figure, "perChMaxNVLSTreeBw");
   const double expected = lat + std::max({(s + fill) * (n + 1) / n / (eff * r.nvlink), (s + fill) / n / r.nic,
-                                          s * 2 * 15 / 16 / heads});
+                                          s * 2 * 15 / 16 / heads + fill * (n + 1) / n / (eff * r.nvlink)});
   expect_closed_form(
-      "lat + max((S + 2 loop)(n+1)/n / (eff B_nvlink), (S + 2 loop)/n / B_nic, 2(N-1)/N S / (n perCh))",
+      "lat + max(F(n+1)/n / (eff B_nvlink), F/n / B_nic, 2(N-1)/N S / (n perCh) + 2 loop (n+1)/n / (eff "
+      "B_nvlink)), "
+      "F = S + 2 loop",
       expected, seconds_of(p, plan), "s");
   // Above the ring on the same cluster, which carries 2(N-1)/N S over the NICs.
   CollectiveOptions ring;
   ring.algorithm = Algorithm::Ring;
   EXPECT_LT(seconds_of(p, plan),
             seconds_of(p, plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s}, ring)));
+}
+
+TEST(NvlsTree, MidSizesPayTheFillOnTopOfTheChannelRate) {
+  // A pipeline moves its data at its slowest stage's rate and pays the fill and drain at the others':
+  // at 256 MiB on 2 HGX H100 servers the heads' channel figure (perChMaxNVLSTreeBws) binds, and the
+  // two loops of 16 channels x 8 heads x 128 KiB (32 MiB) pass the NVLS stages at the NVLS rate on top.
+  const Platform p = h100_cluster(2);
+  const auto gpus = p.topology().gpus();
+  const double s = 256.0 * 1024 * 1024, n = 8;
+  const CollectivePlan plan = plan_collective(p, CollectiveOp::AllReduce, gpus, Bytes{s});
+  ASSERT_EQ(plan.algorithm, Algorithm::NvlsTree);
+  const ClusterRates r = rates_of(plan);
+  const double fill = 2 * 16 * n * 131072;
+  ASSERT_DOUBLE_EQ(plan.nvls.fill.value, fill);
+  const double eff = p.cost_model().nccl_nvls_efficiency[2];
+  const double heads = n * p.cost_model().nccl_nvls_tree_channel_bw_gbs[2][1] * 1e9;
+  const double steady = s * 2 * 15 / 16 / heads, fill_time = fill * (n + 1) / n / (eff * r.nvlink);
+  const double links = std::max((s + fill) * (n + 1) / n / (eff * r.nvlink), (s + fill) / n / r.nic);
+  ASSERT_GT(steady + fill_time, links);  // the channel figure binds at this size
+  expect_closed_form("lat + 2(N-1)/N S / (n perCh) + 2 loop (n+1)/n / (eff B_nvlink)",
+                     plan.latency.value + steady + fill_time, seconds_of(p, plan), "s");
+  // The fill is not absorbed into the channel's rate: the time is above max(links, steady) by its
+  // share, about 11 % here.
+  EXPECT_GT(seconds_of(p, plan), 1.05 * (plan.latency.value + std::max(links, steady)));
 }
 
 TEST(NvlsTree, BeyondTwoServersEachNicCarriesTwiceTheShard) {
@@ -311,10 +339,13 @@ TEST(NvlsTree, BeyondTwoServersEachNicCarriesTwiceTheShard) {
   EXPECT_DOUBLE_EQ(plan.nvls.fill.value, fill);
   // Beyond 2 servers the heads' channel figure is perChMaxNVLSTreeBws' last column (Hopper: 45.5 GB/s).
   const double heads = n * p.cost_model().nccl_nvls_tree_channel_bw_gbs[2][2] * 1e9;
-  const double expected = lat + std::max({(s + fill) * (n + 1) / n / (eff * r.nvlink),
-                                          2 * (s + fill) / n / r.nic, s * 2 * 31 / 32 / heads});
+  const double expected =
+      lat + std::max({(s + fill) * (n + 1) / n / (eff * r.nvlink), 2 * (s + fill) / n / r.nic,
+                      s * 2 * 31 / 32 / heads + fill * (n + 1) / n / (eff * r.nvlink)});
   expect_closed_form(
-      "lat + max((S + 2 loop)(n+1)/n / (eff B_nvlink), 2(S + 2 loop)/n / B_nic, 2(N-1)/N S / (n perCh))",
+      "lat + max(F(n+1)/n / (eff B_nvlink), 2F/n / B_nic, 2(N-1)/N S / (n perCh) + 2 loop (n+1)/n / (eff "
+      "B_nvlink)), "
+      "F = S + 2 loop",
       expected, seconds_of(p, plan), "s");
 }
 
