@@ -73,12 +73,15 @@ sg4::Engine* make_engine() {
   return new sg4::Engine(&argc, argv.data());  // lives until the process exits (_exit, never freed)
 }
 
-/// Builds the SimGrid platform of a run: the links it uses, and per route a source host joined to a
-/// destination host by that route's links. A Full zone keeps a table of (hosts)^2 routes, 12 GB for the
-/// ~40,000 hosts of a 32,768-GPU run, so the routes are spread over small Full zones (kRoutesPerZone
-/// each, children of one root zone): in each, every route leaves from its own source host and all of
-/// them end at the zone's one destination host (a flow's receiver only decides its route, and the
-/// receiver here is the zone's "sink" actor). A route never leaves its zone; links are shared by all.
+/// Builds the SimGrid platform of a run: the links it uses, and per route a (source host, destination
+/// host) pair joined by that route's links. A Full zone keeps a table of (hosts)^2 routes, 12 GB for
+/// ~40,000 hosts in one zone, so the routes are spread over Full zones (children of one root zone) of
+/// kSources source hosts and kSinks destination hosts, one route per pair: kSources x kSinks routes on
+/// kSources + kSinks hosts each (a flow's receiver only decides its route, and the receiver here is
+/// the destination host's "sink" actor). Pairs rather than a host per route keep the hosts and zones
+/// few: SimGrid 3.32 checks each new host's name against every zone and scans every host when it seals
+/// a zone, which with one host per route took a quarter of a 4,096-GPU run. A route never leaves its
+/// zone; links are shared by all.
 class ZoneBuilder {
  public:
   explicit ZoneBuilder(const Platform& p)
@@ -88,7 +91,10 @@ class ZoneBuilder {
   std::vector<Endpoints> build(const std::vector<RoutePlan>& routes, sg4::Host** actor_host);
 
  private:
-  static constexpr std::size_t kRoutesPerZone = 128;  // table of 129^2 entries (133 KB) per zone
+  // A zone's route table has (kSources + kSinks)^2 entries: 260^2 x 8 B = 541 KB for 1,024 routes.
+  static constexpr std::size_t kSources = 256;
+  static constexpr std::size_t kSinks = 4;
+  static constexpr std::size_t kRoutesPerZone = kSources * kSinks;
   sg4::Link* link(std::size_t i);
   std::vector<sg4::LinkInRoute> links_of(const Route& r);
 
@@ -121,30 +127,31 @@ std::vector<sg4::LinkInRoute> ZoneBuilder::links_of(const Route& r) {
 }
 
 std::vector<Endpoints> ZoneBuilder::build(const std::vector<RoutePlan>& routes, sg4::Host** actor_host) {
-  const auto& topo = p_.topology();
   *actor_host = root_->create_host("rigsim/actors", 1.0);  // hosts only send: their speed is irrelevant
   std::vector<Endpoints> ends(routes.size(), {nullptr, nullptr});
   std::vector<sg4::NetZone*> zones;
   sg4::NetZone* zone = nullptr;
-  sg4::Host* sink = nullptr;
+  std::string z;
+  std::vector<sg4::Host*> sources, sinks;
   std::size_t in_zone = kRoutesPerZone;
   for (std::size_t k = 0; k < routes.size(); ++k) {
     if (routes[k].route.crossings.empty()) continue;
     if (in_zone == kRoutesPerZone) {
-      const std::string z = "rigsim/z" + std::to_string(zones.size());
+      z = "rigsim/z" + std::to_string(zones.size());
       zone = sg4::create_full_zone(z);
       zone->set_parent(root_);
       zones.push_back(zone);
-      sink = zone->create_host(z + "/sink", 1.0);
+      sources.clear();
+      sinks.clear();
       in_zone = 0;
     }
+    const std::size_t from = in_zone % kSources, to = in_zone / kSources;
     ++in_zone;
-    // Named after the devices, for SimGrid's own messages.
-    sg4::Host* src = zone->create_host(topo.device(routes[k].src).name + "->" + topo.device(routes[k].dst).name +
-                                           "~" + std::to_string(k),
-                                       1.0);
-    ends[k] = {src, sink};
-    zone->add_route(src->get_netpoint(), sink->get_netpoint(), nullptr, nullptr, links_of(routes[k].route), false);
+    if (from == sources.size()) sources.push_back(zone->create_host(z + "/src" + std::to_string(from), 1.0));
+    if (to == sinks.size()) sinks.push_back(zone->create_host(z + "/sink" + std::to_string(to), 1.0));
+    ends[k] = {sources[from], sinks[to]};
+    zone->add_route(sources[from]->get_netpoint(), sinks[to]->get_netpoint(), nullptr, nullptr,
+                    links_of(routes[k].route), false);
   }
   for (sg4::NetZone* z : zones) z->seal();
   root_->seal();
