@@ -158,7 +158,9 @@ std::string why(const Platform& platform, const BenchResult& res) {
                                  : "NCCL's " + p.block_figure + " for this GPU generation and server count") +
         ") = " + fixed(p.block_channels * p.block_channel_gbs, 1) +
         " GB/s\n#   of bus bandwidth at most, as NCCL counts it" +
-        (p.algorithm == Algorithm::Tree ? " (S up and S down: half of it is algorithm bandwidth)\n" : "\n");
+        (p.algorithm == Algorithm::Tree       ? " (S up and S down: half of it is algorithm bandwidth)\n"
+         : p.algorithm == Algorithm::NvlsTree ? ", the pipeline's fill and drain on top at the NVLS rate\n"
+                                              : "\n");
   out +=
       "# Connections (transport, path class, slowest wire rate):\n" + connection_lines(topo, p.connections);
   out += "# Busiest links (utilisation while the largest size ran):\n";
