@@ -8,6 +8,7 @@
 #include "engine/executor.hpp"
 #include "tests/model/sim_fixture.hpp"
 #include "tests/topology/layout_fixture.hpp"
+#include "topology/read_layout.hpp"
 
 namespace rigsim::model {
 namespace {
@@ -365,6 +366,51 @@ TEST(Transfers, ThousandsOfTransfersRunQuickly) {
     EXPECT_LT(ms, ts.size() < 5000 ? 1000.0 : 10000.0);
     for (std::size_t i = 0; i < ts.size(); ++i)
       for (std::size_t d : ts[i].after) ASSERT_GE(r.transfers[i].start.value, r.transfers[d].finish.value);
+  }
+}
+
+TEST(Transfers, RoutesSpreadOverManyZonesEachKeepTheirOwnLinks) {
+  // The engine puts each route on its own (source host, sink host) pair, 1,024 routes to a zone: 6
+  // HGX H100 servers give 48 x 47 = 2,256 GPU pairs, so three zones. Run one after another (nothing
+  // shares a link), every copy takes about what a copy of its kind takes alone: over NVLink inside a server,
+  // over the NICs between servers (the two differ about sevenfold), whichever zone and host pair its
+  // route landed on.
+  const Platform p(
+      topology::read_layout(std::string(RIGSIM_SOURCE_DIR) + "/scenarios/layouts/hgx-h100.json", 6),
+      calibration::default_cost_model());
+  const auto gpus = p.topology().gpus();
+  ASSERT_EQ(gpus.size(), 48u);
+  const auto& topo = p.topology();
+  const auto alone = [&](topology::DeviceId a, topology::DeviceId b) {
+    Transfer t;
+    t.src = a;
+    t.dst = b;
+    t.bytes = Bytes{1e6};
+    return duration(engine::run(p, {t}).transfers[0]).value;
+  };
+  const double nvlink = alone(gpus[0], gpus[1]), network = alone(gpus[0], gpus[8]);
+  ASSERT_GT(network, 2 * nvlink);
+  std::vector<Transfer> chain;
+  for (topology::DeviceId a : gpus)
+    for (topology::DeviceId b : gpus) {
+      if (a == b) continue;
+      Transfer t;
+      t.src = a;
+      t.dst = b;
+      t.bytes = Bytes{1e6};
+      if (!chain.empty()) t.after = {chain.size() - 1};
+      chain.push_back(t);
+    }
+  ASSERT_EQ(chain.size(), 2256u);
+  const RunResult all = engine::run(p, chain);
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const bool inside = topo.device(chain[i].src).node == topo.device(chain[i].dst).node;
+    // Within 2 %: the routes of one kind differ by a hop or so (a relay over NVLink to the NIC NCCL
+    // would use), 0.2 us of 24; the other kind is sevenfold away.
+    const double expected = inside ? nvlink : network;
+    ASSERT_NEAR(duration(all.transfers[i]).value, expected, 0.02 * expected)
+        << "copy " << i << " of 2,256 (" << topo.device(chain[i].src).name << " -> "
+        << topo.device(chain[i].dst).name << ") against one of its kind run alone";
   }
 }
 
