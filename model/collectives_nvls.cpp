@@ -269,8 +269,10 @@ void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel
   p.nvls = nvls_pipeline(topo, o, servers.front(), servers.size(), p.size);
   // The same scatter and gather stages around the switch: every flow carries the fill and drain too.
   const double carried = p.size.value + p.nvls.fill.value;
-  const double eff = cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)];
-  p.chunk = {carried * (static_cast<double>(per) + 1) / static_cast<double>(per) / eff};
+  // Link bytes per data byte of the NVLS stages: S(n+1)/n per GPU and direction, over nvlsEfficiency.
+  const double nvls_bytes = (static_cast<double>(per) + 1) / static_cast<double>(per) /
+                            cost.nccl_nvls_efficiency[arch_row(topo, p.ranks)];
+  p.chunk = {carried * nvls_bytes};
   for (const auto& on : servers)
     for (std::size_t i = 0; i < per; ++i) {
       const Connection& h = p.connections.emplace_back(cache.get(on[i], on[(i + 1) % per]));
@@ -298,9 +300,7 @@ void plan_nvls_tree(const topology::Topology& topo, const calibration::CostModel
     const double ranks = static_cast<double>(p.ranks.size());
     const double steady = p.size.value * 2 * (ranks - 1) / ranks / (static_cast<double>(per) * rate);
     const double nvlink = p.connections.front().rate.value;  // a GPU to the next of its server
-    const double fill = nvlink > 0 ? p.nvls.fill.value * (static_cast<double>(per) + 1) /
-                                         static_cast<double>(per) / eff / nvlink
-                                   : 0.0;
+    const double fill = nvlink > 0 ? p.nvls.fill.value * nvls_bytes / nvlink : 0.0;
     const double floor = steady + fill;
     for (Transfer& t : p.transfers) t.rate_cap = {t.bytes.value / floor};
   }

@@ -286,9 +286,8 @@ TEST(NvlsTree, TwoServersClosedForm) {
   const double expected = lat + std::max({(s + fill) * (n + 1) / n / (eff * r.nvlink), (s + fill) / n / r.nic,
                                           s * 2 * 15 / 16 / heads + fill * (n + 1) / n / (eff * r.nvlink)});
   expect_closed_form(
-      "lat + max(F(n+1)/n / (eff B_nvlink), F/n / B_nic, 2(N-1)/N S / (n perCh) + 2 loop (n+1)/n / (eff "
-      "B_nvlink)), "
-      "F = S + 2 loop",
+      "lat + max(F(n+1)/n / (eff B_nvlink), F/n / B_nic, 2(N-1)/N S / (n perCh) + 2 loop (n+1)/n / "
+      "(eff B_nvlink)), F = S + 2 loop",
       expected, seconds_of(p, plan), "s");
   // Above the ring on the same cluster, which carries 2(N-1)/N S over the NICs.
   CollectiveOptions ring;
@@ -343,9 +342,8 @@ TEST(NvlsTree, BeyondTwoServersEachNicCarriesTwiceTheShard) {
       lat + std::max({(s + fill) * (n + 1) / n / (eff * r.nvlink), 2 * (s + fill) / n / r.nic,
                       s * 2 * 31 / 32 / heads + fill * (n + 1) / n / (eff * r.nvlink)});
   expect_closed_form(
-      "lat + max(F(n+1)/n / (eff B_nvlink), 2F/n / B_nic, 2(N-1)/N S / (n perCh) + 2 loop (n+1)/n / (eff "
-      "B_nvlink)), "
-      "F = S + 2 loop",
+      "lat + max(F(n+1)/n / (eff B_nvlink), 2F/n / B_nic, 2(N-1)/N S / (n perCh) + 2 loop (n+1)/n / "
+      "(eff B_nvlink)), F = S + 2 loop",
       expected, seconds_of(p, plan), "s");
 }
 
