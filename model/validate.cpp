@@ -112,11 +112,12 @@ class Validator {
       apply_nccl_env(NcclEnv(x.env.begin(), x.env.end()), b.collective);
       if (!b.collective.topo_file.empty())
         throw InputError("", "", "NCCL_TOPO_FILE: a measurement's topology is its rig's layout (\"layout\")");
-      // The NCCL release the measurement ran, where the rig says (its rules differ by release).
+      // The NCCL release the measurement ran, where the rig says (its rules differ by release), as the
+      // tools print it ("2.18.3+cuda12.2", "2.8.4-1"); empty: the default release's rules.
       if (!m_.rig.nccl.empty()) try {
           b.collective.p2p.nccl_version = topology::parse_nccl_version(m_.rig.nccl);
-        } catch (const std::invalid_argument&) {
-          // a version rigsim cannot read (e.g. "2.18.3+cuda12.2"): the default release's rules
+        } catch (const std::invalid_argument& e) {
+          fail("/rig/nccl", e.what());
         }
     } catch (const InputError& e) {
       fail(series_pointer(s), e.what());

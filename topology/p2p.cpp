@@ -1,5 +1,6 @@
 #include "topology/p2p.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <stdexcept>
 
@@ -35,11 +36,34 @@ bool through_acs_switch(const Topology& topo, const Path& p) {
 }  // namespace
 
 int parse_nccl_version(const std::string& text) {
-  int major = 0, minor = 0, patch = 0;
-  char tail = 0;
-  const int n = std::sscanf(text.c_str(), "%d.%d.%d%c", &major, &minor, &patch, &tail);
-  if ((n != 2 && n != 3) || major < 2 || major > 9 || minor < 0 || minor > 99 || patch < 0 || patch > 99)
-    throw std::invalid_argument("expected an NCCL release like 2.21 or 2.21.5, got \"" + text + "\"");
+  // MAJOR.MINOR[.PATCH], then optionally the forms NCCL's tools print after it: a package build
+  // ("2.8.4-1", libnccl2's version) and a CUDA tag ("2.18.3+cuda12.2", nccl-tests' "NCCL version" line;
+  // "2.18.3-1+cuda12.2", the package name). Neither changes the release's rules.
+  const auto fail = [&text] {
+    throw std::invalid_argument(
+        "expected an NCCL release like 2.21, 2.21.5, 2.21.5-1 or 2.21.5+cuda12.4, got \"" + text + "\"");
+  };
+  std::size_t at = 0;
+  // A run of 1-3 digits (more is no release number), its value; -1 where there is none.
+  const auto number = [&text, &at] {
+    const std::size_t from = at;
+    while (at < text.size() && at - from < 4 && std::isdigit(static_cast<unsigned char>(text[at])) != 0) ++at;
+    return at == from || at - from > 3 ? -1 : std::stoi(text.substr(from, at - from));
+  };
+  const auto skip = [&text, &at](const char* mark) {
+    const std::string m(mark);
+    if (text.compare(at, m.size(), m) != 0) return false;
+    at += m.size();
+    return true;
+  };
+  const int major = number();
+  if (major < 0 || !skip(".")) fail();
+  const int minor = number();
+  int patch = 0;
+  if (minor < 0 || (skip(".") && (patch = number()) < 0)) fail();
+  if (skip("-") && number() < 0) fail();
+  if (skip("+cuda") && (number() < 0 || (skip(".") && number() < 0))) fail();
+  if (at != text.size() || major < 2 || major > 9 || minor > 99 || patch > 99) fail();
   return major * 10000 + minor * 100 + patch;
 }
 

@@ -18,8 +18,9 @@ namespace rigsim::topology {
 /// NCCL_VERSION_CODE writes it: major x 10000 + minor x 100 + patch.
 inline constexpr int kNcclVersion = 23007;
 
-/// "2.21.5" or "2.21" -> 22105 / 22100; throws std::invalid_argument for anything else or a release
-/// before 2.0.
+/// "2.21.5" or "2.21" -> 22105 / 22100, also with the package build or CUDA tag NCCL's tools print
+/// ("2.21.5-1", "2.21.5+cuda12.4", "2.21.5-1+cuda12.4"); throws std::invalid_argument for anything else
+/// or a release before 2.0.
 int parse_nccl_version(const std::string& text);
 
 /// The user's override, as NCCL_P2P_LEVEL / NCCL_P2P_DISABLE would give it, and the NCCL release.

@@ -247,6 +247,29 @@ TEST(Validate, CategoriesFollowTheTransport) {
   EXPECT_EQ(count["gemm"], 3);
 }
 
+TEST(Validate, TheRigsNcclReleaseAppliesAsTheToolsPrintIt) {
+  // Three GPUs on an AMD socket's root ports: NCCL 2.18.1-2.22.3 keeps P2P up to SYS on AMD, 2.23.4 and
+  // later stop at PXB for more than two GPUs (topology::default_p2p_level). nccl-tests prints the
+  // release as "2.21.5+cuda12.4", libnccl2's package as "2.21.5-1".
+  for (const char* release : {"2.21.5+cuda12.4", "2.21.5-1"}) {
+    Measurements m = probe_like();
+    m.rig.nccl = release;
+    std::map<std::string, int> count;
+    for (const PointCheck& c : run(calibration::default_cost_model(), m)) ++count[c.category];
+    EXPECT_EQ(count["nccl-pcie"], 6) << release;
+    EXPECT_EQ(count["nccl-shm"], 0) << release;
+  }
+  Measurements bad = probe_like();
+  bad.rig.nccl = "2.21.5+rocm6";
+  try {
+    run(calibration::default_cost_model(), bad);
+    ADD_FAILURE() << "an NCCL release rigsim cannot read was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/rig/nccl"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("2.21.5+rocm6"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Fit, RecoversAKnownModelWithinOnePercent) {
   CostModel truth = calibration::default_cost_model();
   truth.pcie_efficiency = 0.71;

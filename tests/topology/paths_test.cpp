@@ -395,7 +395,14 @@ TEST(P2pLevelByNcclRelease, VersionsParseAsNcclVersionCode) {
   EXPECT_EQ(parse_nccl_version("2.21.5"), 22105);
   EXPECT_EQ(parse_nccl_version("2.23"), 22300);
   EXPECT_EQ(kNcclVersion, parse_nccl_version("2.30.7"));
-  for (const char* bad : {"2", "2.x", "1.9.0", "2.21.5.1", "2.21.5a", "", "2.100"})
+  // The forms NCCL's tools print: libnccl2's package version, nccl-tests' "NCCL version" line.
+  EXPECT_EQ(parse_nccl_version("2.8.4-1"), 20804);
+  EXPECT_EQ(parse_nccl_version("2.18.3+cuda12.2"), 21803);
+  EXPECT_EQ(parse_nccl_version("2.18.3-1+cuda12.2"), 21803);
+  EXPECT_EQ(parse_nccl_version("2.30.4+cuda13"), 23004);
+  for (const char* bad :
+       {"2", "2.x", "1.9.0", "2.21.5.1", "2.21.5a", "", "2.100", "2.21.5-", "2.21.5+cuda", "2.21.5+cuda12.",
+        "2.21.5+rocm6", "2.21.5-1-2", "2.21.5 ", "2.1234567890.1", "2.21.99999999999"})
     EXPECT_THROW(parse_nccl_version(bad), std::invalid_argument) << bad;
 }
 
