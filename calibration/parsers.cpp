@@ -119,6 +119,14 @@ struct Table {
   std::size_t line = 0;
 };
 
+/// NCCL_VERSION_CODE as text: 2.9 and later encode major x 10000 + minor x 100 + patch, earlier
+/// releases major x 1000 + minor x 100 + patch (nccl.h's NCCL_VERSION macro).
+std::string nccl_release_of(long code) {
+  const bool wide = code >= 10000;
+  const long major = wide ? code / 10000 : code / 1000, minor = wide ? code / 100 % 100 : code / 100 % 10;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
+}
+
 std::optional<Table> table_header(const std::string& line, std::size_t i) {
   if (!starts_with(trim(line), "#")) return std::nullopt;
   std::vector<std::string> t = tokens(trim(line).substr(1));
@@ -173,6 +181,17 @@ ParseResult parse_nccl_tests(const std::string& text, const std::string& file, c
       continue;
     }
     if (starts_with(trim(line), "# nThread")) params = trim(trim(line).substr(1));
+    // The NCCL release that ran: nccl-tests' own line (2.13.10 and later) gives the library's
+    // NCCL_VERSION_CODE; with NCCL_DEBUG=VERSION or INFO, NCCL prints "NCCL version 2.18.3+cuda12.2".
+    static const std::regex tests_version(
+        R"(#\s*nccl-tests version \S+ nccl-headers=\d+ nccl-library=(\d+)\s*)");
+    static const std::regex nccl_version(R"(NCCL INFO NCCL version (\d+\.\d+\.\d+\S*)\s*)");
+    std::smatch v;
+    if (std::regex_match(line, v, tests_version)) {
+      m.rig.nccl = nccl_release_of(integer_at(l, i, v[1], 99999, "an NCCL version code"));
+      continue;
+    }
+    if (m.rig.nccl.empty() && std::regex_search(line, v, nccl_version)) m.rig.nccl = v[1];
     if (auto h = table_header(line, i)) {
       table = h;
       Series s;

@@ -218,6 +218,29 @@ const char* kHeader =
     "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
     "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
 
+TEST(ParseNcclTests, TheNcclReleaseThatRan) {
+  const std::string row =
+      "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00 "
+      "   0.00      0\n";
+  EXPECT_EQ(parse_nccl_tests(std::string(kHeader) + row, "x_all_reduce.txt").measurements.rig.nccl, "")
+      << "no release printed: none assumed";
+  // nccl-tests' own line names the library's NCCL_VERSION_CODE (the headers it was built with may differ).
+  const std::string tests_line = "# nccl-tests version 2.17.6 nccl-headers=22803 nccl-library=22703\n";
+  EXPECT_EQ(parse_nccl_tests(tests_line + kHeader + row, "x_all_reduce.txt").measurements.rig.nccl, "2.27.3");
+  // Releases before 2.9 encode major x 1000 + minor x 100 + patch.
+  const std::string old_code = "# nccl-tests version 2.11.0 nccl-headers=2804 nccl-library=2804\n";
+  EXPECT_EQ(parse_nccl_tests(old_code + kHeader + row, "x_all_reduce.txt").measurements.rig.nccl, "2.8.4");
+  // NCCL_DEBUG=INFO: NCCL's own line, as printed; validate reads it (topology::parse_nccl_version).
+  const std::string info = "gpu01:1234:1234 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n";
+  const ParseResult r = parse_nccl_tests(info + kHeader + row, "x_all_reduce.txt");
+  EXPECT_EQ(r.measurements.rig.nccl, "2.18.3+cuda12.2");
+  EXPECT_EQ(r.measurements.series.at(0).points.size(), 1u);
+  EXPECT_NE(error_of(std::string("# nccl-tests version 2.17.6 nccl-headers=22803 nccl-library=9999999\n") +
+                     kHeader + row)
+                .find("NCCL version code"),
+            std::string::npos);
+}
+
 TEST(ParseMalformed, NamedByLine) {
   const std::string ok = std::string(kHeader) +
                          "           8             2     float     sum      -1    12.25    0.00    0.00      0    12.00    0.00    0.00      0\n";
