@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "common/input.hpp"
+#include "topology/p2p.hpp"
 
 namespace rigsim::calibration {
 namespace {
@@ -119,14 +120,6 @@ struct Table {
   std::size_t line = 0;
 };
 
-/// NCCL_VERSION_CODE as text: 2.9 and later encode major x 10000 + minor x 100 + patch, earlier
-/// releases major x 1000 + minor x 100 + patch (nccl.h's NCCL_VERSION macro).
-std::string nccl_release_of(long code) {
-  const bool wide = code >= 10000;
-  const long major = wide ? code / 10000 : code / 1000, minor = wide ? code / 100 % 100 : code / 100 % 10;
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
-}
-
 std::optional<Table> table_header(const std::string& line, std::size_t i) {
   if (!starts_with(trim(line), "#")) return std::nullopt;
   std::vector<std::string> t = tokens(trim(line).substr(1));
@@ -188,7 +181,7 @@ ParseResult parse_nccl_tests(const std::string& text, const std::string& file, c
     static const std::regex nccl_version(R"(NCCL INFO NCCL version (\d+\.\d+\.\d+\S*)\s*)");
     std::smatch v;
     if (std::regex_match(line, v, tests_version)) {
-      m.rig.nccl = nccl_release_of(integer_at(l, i, v[1], 99999, "an NCCL version code"));
+      m.rig.nccl = topology::nccl_release_of(integer_at(l, i, v[1], 99999, "an NCCL version code"));
       continue;
     }
     if (m.rig.nccl.empty() && std::regex_search(line, v, nccl_version)) m.rig.nccl = v[1];

@@ -67,6 +67,12 @@ int parse_nccl_version(const std::string& text) {
   return major * 10000 + minor * 100 + patch;
 }
 
+std::string nccl_release_of(long code) {
+  const bool wide = code >= 10000;
+  const long major = wide ? code / 10000 : code / 1000, minor = wide ? code / 100 % 100 : code / 100 % 10;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
+}
+
 PathClass default_p2p_level(const Topology& topo, std::size_t gpu_count, int nccl_version) {
   // NCCL paths.cc ncclTopoCheckP2p. Every CPU in the catalog is x86; the vendor is the first CPU's.
   const bool amd = !topo.cpus().empty() && topo.device(topo.cpus().front()).cpu->vendor == Vendor::Amd;

@@ -23,6 +23,11 @@ inline constexpr int kNcclVersion = 23007;
 /// or a release before 2.0.
 int parse_nccl_version(const std::string& text);
 
+/// NCCL_VERSION_CODE (ncclGetVersion, nccl-tests' "nccl-library=") as a release: from 2.9 major x 10000
+/// + minor x 100 + patch, before it major x 1000 + minor x 100 + patch (nccl.h's NCCL_VERSION):
+/// 22803 -> "2.28.3", 2804 -> "2.8.4".
+std::string nccl_release_of(long code);
+
 /// The user's override, as NCCL_P2P_LEVEL / NCCL_P2P_DISABLE would give it, and the NCCL release.
 struct P2pPolicy {
   std::optional<PathClass> level;   // NCCL_P2P_LEVEL; nullopt: NCCL's default rule

@@ -400,6 +400,10 @@ TEST(P2pLevelByNcclRelease, VersionsParseAsNcclVersionCode) {
   EXPECT_EQ(parse_nccl_version("2.18.3+cuda12.2"), 21803);
   EXPECT_EQ(parse_nccl_version("2.18.3-1+cuda12.2"), 21803);
   EXPECT_EQ(parse_nccl_version("2.30.4+cuda13"), 23004);
+  EXPECT_EQ(nccl_release_of(22803), "2.28.3");
+  EXPECT_EQ(nccl_release_of(2804), "2.8.4");  // before 2.9: major x 1000 + minor x 100 + patch
+  for (const int code : {2804, 20903, 22105, 23007})
+    EXPECT_EQ(parse_nccl_version(nccl_release_of(code)), code >= 10000 ? code : 20804) << code;
   for (const char* bad :
        {"2", "2.x", "1.9.0", "2.21.5.1", "2.21.5a", "", "2.100", "2.21.5-", "2.21.5+cuda", "2.21.5+cuda12.",
         "2.21.5+rocm6", "2.21.5-1-2", "2.21.5 ", "2.1234567890.1", "2.21.99999999999"})
