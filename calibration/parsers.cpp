@@ -3,6 +3,7 @@
 #include "calibration/parsers.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -176,15 +177,23 @@ ParseResult parse_nccl_tests(const std::string& text, const std::string& file, c
     if (starts_with(trim(line), "# nThread")) params = trim(trim(line).substr(1));
     // The NCCL release that ran: nccl-tests' own line (2.13.10 and later) gives the library's
     // NCCL_VERSION_CODE; with NCCL_DEBUG=VERSION or INFO, NCCL prints "NCCL version 2.18.3+cuda12.2".
-    static const std::regex tests_version(
-        R"(#\s*nccl-tests version \S+ nccl-headers=\d+ nccl-library=(\d+)\s*)");
-    static const std::regex nccl_version(R"(NCCL INFO NCCL version (\d+\.\d+\.\d+\S*)\s*)");
-    std::smatch v;
-    if (std::regex_match(line, v, tests_version)) {
-      m.rig.nccl = topology::nccl_release_of(integer_at(l, i, v[1], 99999, "an NCCL version code"));
+    // Read by hand, not by std::regex: its recursive matcher overflows the stack on a long token.
+    const std::string t0 = trim(line);
+    if (starts_with(t0, "#") && t0.find("nccl-tests version") != std::string::npos) {
+      const std::size_t at = t0.find("nccl-library=");
+      if (at != std::string::npos) {
+        const std::string code = t0.substr(at + 13, t0.find_first_of(" \t", at) - (at + 13));
+        m.rig.nccl = topology::nccl_release_of(integer_at(l, i, code, 99999, "an NCCL version code"));
+      }
       continue;
     }
-    if (m.rig.nccl.empty() && std::regex_search(line, v, nccl_version)) m.rig.nccl = v[1];
+    if (const std::size_t at = line.find("NCCL INFO NCCL version ");
+        at != std::string::npos && m.rig.nccl.empty()) {
+      const std::size_t from = at + 23;
+      const std::string release = line.substr(from, line.find_first_of(" \t\r", from) - from);
+      if (!release.empty() && std::isdigit(static_cast<unsigned char>(release.front())) != 0)
+        m.rig.nccl = release;
+    }
     if (auto h = table_header(line, i)) {
       table = h;
       Series s;
